@@ -1,0 +1,40 @@
+# Rate-limited dontcache writeback and NFSD stable_how floors for Linux v7.3:
+# the patch series and the harness that builds, boots and proves it.
+# Every target is one script under scripts/; 'make help' lists them.
+
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: all help deps tree kernel kernel-stock rootfs export check demo clean-out
+
+all: demo ## the main job: build everything, boot the patched kernel, show what it runs
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
+
+deps: ## install host packages from Debian (idempotent; needs root)
+	@$(S)/deps.sh
+
+tree: deps ## kernel tree: Debian's linux-source-7.3 (or KERNEL_SRC) + patches/ on a branch
+	@$(S)/tree.sh
+
+kernel: tree ## build the patched kernel (out of tree, ccache)
+	@$(S)/kernel.sh patched
+
+kernel-stock: tree ## build unpatched v7.3.4 with the same config
+	@$(S)/kernel.sh stock
+
+rootfs: deps ## debootstrap the Debian trixie guest root (cached)
+	@$(S)/rootfs.sh
+
+export: ## regenerate patches/ from the series branch of the kernel tree
+	@$(S)/export.sh
+
+check: kernel rootfs ## checkpatch, git am, bisect build, W=1/sparse, kselftests in the VM
+	@$(S)/check.sh
+
+demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs
+	@$(S)/demo.sh
+
+clean-out: ## remove out/ (caches under /var/cache/dontcache-series stay)
+	rm -rf out

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# make check, part 2: the kernel builds after every patch of the series
+# (incrementally, in the patched build directory), and the .c files the series
+# touches bring no new W=1 or sparse (C=2) warnings against the base.
+# Results are remembered per series and config, so a warm run skips them.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+OBJ=$BUILD_DIR/patched
+STAMPS=$CACHE_DIR/stamps
+
+git_t() { git -C "$TREE" "$@"; }
+
+kmake() {
+	make -s -C "$TREE" O="$OBJ" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+}
+
+# Objects for the kernel .c files the series touches.
+touched_objects() {
+	git_t diff --name-only "$(base_ref)" "$WORK_BRANCH" -- '*.c' |
+		grep -vE '^(tools|Documentation|samples)/' | sed 's/\.c$/.o/' || true
+}
+
+# warnings FILE: W=1 and sparse diagnostics for the touched objects, without
+# line numbers, so that moved lines do not count as new warnings.
+warnings() {
+	local objs
+	mapfile -t objs < <(touched_objects)
+	[ "${#objs[@]}" -gt 0 ] || { : > "$1"; return 0; }
+	kmake W=1 C=2 "${objs[@]}" 2>&1 >/dev/null |
+		grep -E '(warning|error):' |
+		sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort > "$1" || true
+}
+
+# A commit that changes nothing the kernel build reads cannot break it.
+builds_kernel() {
+	git_t diff --name-only "$1^" "$1" | grep -qvE '^(tools/|Documentation/|MAINTAINERS$)'
+}
+
+bisect_walk() {
+	local c n=0 total failed="" base_w head_w new
+	base_w=$(mktemp) head_w=$(mktemp)
+	defer "rm -f '$base_w' '$head_w'"
+	[ -z "$(git_t status --porcelain --untracked-files=no)" ] ||
+		die "$TREE has uncommitted changes: commit them (and 'make export') before 'make check'"
+	defer "git -C '$TREE' checkout -q '$WORK_BRANCH'"
+	[ -f "$OBJ/.config" ] || die "no configured build in $OBJ: run 'make kernel' first"
+
+	git_t checkout -q --detach "$(base_ref)"
+	step "W=1 + sparse at the base" warnings "$base_w"
+	total=$(git_t rev-list --count "$(base_ref)..$WORK_BRANCH")
+	for c in $(git_t rev-list --reverse "$(base_ref)..$WORK_BRANCH"); do
+		n=$((n + 1))
+		git_t checkout -q --detach "$c"
+		if ! builds_kernel "$c"; then
+			log "[$n/$total] $(git_t log -1 --format=%s "$c"): no kernel files, build skipped"
+			continue
+		fi
+		step "[$n/$total] build $(git_t log -1 --format=%s "$c")" kmake bzImage ||
+			failed+="$(git_t log -1 --format=%s "$c"); "
+	done
+	git_t checkout -q "$WORK_BRANCH"
+	step "W=1 + sparse with the series" warnings "$head_w"
+	if [ -n "$failed" ]; then
+		record FAIL "bisectable build" "does not build after: $failed"
+	else
+		record PASS "bisectable build ($total patches)"
+	fi
+	new=$(comm -13 "$base_w" "$head_w")
+	if [ -n "$new" ]; then
+		printf '%s\n' "$new" >&2
+		record FAIL "W=1 and sparse on touched files" "$(wc -l <<<"$new") new warnings"
+	else
+		record PASS "W=1 and sparse on touched files ($(touched_objects | wc -l) objects, no new warnings)"
+	fi
+	# Leave the patched kernel built for what follows.
+	kmake bzImage
+}
+
+main() {
+	local key before=0 stamp
+	mkdir -p "$STAMPS" "$CHECK_OUT"
+	key=$(printf '%s %s\n' "$(git_t rev-parse "$(base_ref)" "$WORK_BRANCH")" \
+		"$(sha256sum < "$TOP/config/kernel.fragment")" | sha256sum | cut -c1-16)
+	stamp=$STAMPS/build-$key
+	if [ -f "$stamp" ]; then
+		while read -r status rest; do
+			record "$status" "$rest (cached: series and config unchanged)"
+		done < "$stamp"
+		return 0
+	fi
+	[ -f "$CHECK_OUT/harness.txt" ] && before=$(wc -l < "$CHECK_OUT/harness.txt")
+	bisect_walk
+	# Remember a clean result only.
+	tail -n +"$((before + 1))" "$CHECK_OUT/harness.txt" > "$stamp.new"
+	if grep -q '^FAIL' "$stamp.new"; then rm -f "$stamp.new"; else mv "$stamp.new" "$stamp"; fi
+}
+main "$@"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# make check, part 1: every patch is checkpatch --strict clean, and the series
+# applies to the pristine base and gives exactly the branch in the kernel tree
+# (so patches/ is what 'make export' would write).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+checkpatch() {
+	local p out bad=0 total
+	while read -r p; do
+		out=$(cd "$TREE" && perl scripts/checkpatch.pl --strict --ignore MISSING_SIGN_OFF \
+			--show-types --color=never "$p" 2>&1) || true
+		total=$(grep -E '^total: ' <<<"$out" || echo "total: (no result)")
+		if ! grep -qE '^total: 0 errors, 0 warnings, 0 checks' <<<"$out"; then
+			printf '%s\n' "$out" | grep -E '^(ERROR|WARNING|CHECK):|^#' | head -n 20 >&2
+			record FAIL "checkpatch $(basename "$p")" "$total"
+			bad=1
+		fi
+	done < <(series_files)
+	[ "$bad" = 1 ] || record PASS "checkpatch --strict ($(series_files | wc -l) patches)"
+}
+
+# Apply the mbox files to the base in a scratch index: no checkout is touched.
+applies() {
+	local idx base p want got
+	idx=$(mktemp)
+	defer "rm -f '$idx'"
+	base=$(base_ref)
+	GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$base"
+	while read -r p; do
+		if ! GIT_INDEX_FILE=$idx git -C "$TREE" apply --cached "$p" 2>/dev/null; then
+			record FAIL "series applies to $base" "$(basename "$p") does not apply"
+			return 0
+		fi
+	done < <(series_files)
+	got=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
+	want=$(git -C "$TREE" rev-parse "$WORK_BRANCH^{tree}")
+	if [ "$got" = "$want" ]; then
+		record PASS "series applies to $base and matches branch $WORK_BRANCH"
+	else
+		record FAIL "series applies to $base" "result differs from branch $WORK_BRANCH: run 'make export'"
+	fi
+}
+
+main() {
+	[ -d "$TREE/.git" ] || [ -f "$TREE/.git" ] || die "no kernel tree at $TREE: run 'make tree'"
+	checkpatch
+	applies
+}
+main "$@"

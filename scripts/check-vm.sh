@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# make check, part 3: boot the patched kernel, run the dontcache kselftests in
+# the guest, bring back the TAP output and dmesg, and judge both.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# Anything the kernel says when it is unhappy: a run with one of these fails.
+SPLATS='(BUG:|WARNING:|Oops|KASAN|UBSAN|Kernel panic|general protection fault|DEBUG_LOCKS_WARN|possible (recursive|circular) locking|turning off the locking correctness validator|INFO: (task .* blocked|possible|rcu))'
+
+# Count the kselftest_harness results nested in the runner's TAP (lines "# ok N name").
+kselftest_results() {
+	local tap=$1
+	grep -E '^# (not )?ok [0-9]+ ' "$tap" | sed 's/^# //' | while read -r line; do
+		case $line in
+		*'# SKIP'*) echo "SKIP ${line#ok * }" ;;
+		'not ok '*) echo "FAIL ${line#not ok * }" ;;
+		*) echo "PASS ${line#ok * }" ;;
+		esac
+	done
+}
+
+main() {
+	local res=$CHECK_OUT/vm rc=0 splats
+	rm -rf "$res"
+	mkdir -p "$res"
+	step "boot patched kernel and run kselftest TARGETS=dontcache" \
+		"$TOP/scripts/vm.sh" patched kselftest.sh "$res" || rc=$?
+	cp -f "$res/kselftest.tap" "$CHECK_OUT/kselftest.tap" 2>/dev/null || : > "$CHECK_OUT/kselftest.tap"
+	cp -f "$res/dmesg.txt" "$CHECK_OUT/dmesg.txt" 2>/dev/null ||
+		cp -f "$res/console.log" "$CHECK_OUT/dmesg.txt" 2>/dev/null || : > "$CHECK_OUT/dmesg.txt"
+
+	if [ "$rc" -ne 0 ] || [ ! -s "$res/kselftest.tap" ]; then
+		record FAIL "VM run" "no kselftest output (exit $rc): see $res/console.log"
+	else
+		record PASS "VM boot ($(cat "$res/uname.txt" 2>/dev/null), ${VM_ACCEL:-tcg})"
+		kselftest_results "$res/kselftest.tap" | while read -r status name; do
+			record "$status" "kselftest $name"
+		done
+		if grep -qE '^not ok [0-9]+ ' "$res/kselftest.tap" &&
+		   ! grep -qE '^# not ok [0-9]+ ' "$res/kselftest.tap"; then
+			record FAIL "kselftest runner" "$(grep -E '^not ok' "$res/kselftest.tap" | head -n1)"
+		fi
+	fi
+	splats=$(grep -E "$SPLATS" "$CHECK_OUT/dmesg.txt" "$res/console.log" 2>/dev/null | head -n 5 || true)
+	if [ -n "$splats" ]; then
+		printf '%s\n' "$splats" >&2
+		record FAIL "guest dmesg clean" "kernel splat: see $CHECK_OUT/dmesg.txt"
+	else
+		record PASS "guest dmesg clean (no oops, BUG, WARNING, lockdep or KASAN report)"
+	fi
+}
+main "$@"

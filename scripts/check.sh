@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make check: every check of the series, from checkpatch to the tests in the VM.
+# Writes out/check/{summary.txt,kselftest.tap,dmesg.txt} and ends with the line
+# "N passed, N failed, N skipped". Exits non-zero if anything failed.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+main() {
+	local start pass fail skip
+	start=$(date +%s)
+	rm -rf "$CHECK_OUT"
+	mkdir -p "$CHECK_OUT"
+	export CHECK_OUT
+	step "checkpatch and git am" "$TOP/scripts/check-patches.sh" ||
+		record FAIL "patch checks" "could not run (see above)"
+	step "bisect build, W=1, sparse" "$TOP/scripts/check-build.sh" ||
+		record FAIL "bisect build" "the build check could not run (see above)"
+	step "kselftests in the VM" "$TOP/scripts/check-vm.sh" ||
+		record FAIL "VM run" "the VM check could not run (see above)"
+
+	pass=$(grep -c '^PASS' "$CHECK_OUT/harness.txt" || true)
+	fail=$(grep -c '^FAIL' "$CHECK_OUT/harness.txt" || true)
+	skip=$(grep -c '^SKIP' "$CHECK_OUT/harness.txt" || true)
+	{
+		echo "make check on $(date -u +%Y-%m-%dT%H:%MZ), $(( $(date +%s) - start ))s"
+		cat "$CHECK_OUT/harness.txt"
+	} > "$CHECK_OUT/summary.txt"
+	echo
+	cat "$CHECK_OUT/summary.txt"
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" -eq 0 ]
+}
+main "$@"

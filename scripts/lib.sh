@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Shared helpers for the harness scripts: logging, timing, paths, teardown.
+# Sourced, never run.
+
+# shellcheck disable=SC2034  # the variables below are used by the scripts that source this file
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE_DIR=${CACHE_DIR:-/var/cache/dontcache-series}
+BASE_TAG=v7.3.4
+BASE_SERIES=7.3
+WORK_BRANCH=${WORK_BRANCH:-dontcache-series}
+# The kernel tree the harness works in: Debian's linux-source-7.3 imported into the
+# cache, or, with KERNEL_SRC=/path/to/linux, a worktree of the user's own tree.
+if [ -n "${KERNEL_SRC:-}" ]; then
+	TREE=$CACHE_DIR/user-tree
+else
+	TREE=$CACHE_DIR/linux
+fi
+BUILD_DIR=${BUILD_DIR:-$CACHE_DIR/build}
+ROOTFS=${ROOTFS:-$CACHE_DIR/rootfs}
+OUT=${OUT:-$TOP/out}
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
+
+log() { printf '==> %s\n' "$*" >&2; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# step NAME CMD...: run CMD, report what is being done and how long it took.
+step() {
+	local name=$1 start rc=0
+	shift
+	start=$(date +%s)
+	log "$name ..."
+	"$@" || rc=$?
+	log "$name: $(( $(date +%s) - start ))s$([ "$rc" -eq 0 ] || echo " (failed, exit $rc)")"
+	return "$rc"
+}
+
+# defer CMD...: run CMD at exit, last registered first (like selftests/net/lib.sh).
+DEFERRED=()
+defer() { DEFERRED+=("$*"); }
+run_deferred() {
+	local i
+	for (( i = ${#DEFERRED[@]} - 1; i >= 0; i-- )); do
+		eval "${DEFERRED[$i]}" || true
+	done
+	DEFERRED=()
+}
+trap run_deferred EXIT
+
+# The URI of the machine's own Debian archive source, reused for trixie.
+debian_uri() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk '/^URIs:/ {u=$2} /^Suites:/ && / bookworm( |$)/ {print u; exit}' "$f"
+	done | head -n1 || true
+	grep -hE '^deb[[:space:]].*[[:space:]]bookworm[[:space:]]' /etc/apt/sources.list 2>/dev/null |
+		awk '{for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' | head -n1 || true
+}
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] || die "$1 must run as root (try: sudo make ${2:-deps})"
+}
+
+# The series, in order, as listed in patches/series.
+series_files() {
+	local p
+	[ -f "$TOP/patches/series" ] || die "patches/series is missing: run 'make export' in a tree with the series committed"
+	while read -r p; do
+		case "$p" in ''|'#'*) continue ;; esac
+		[ -f "$TOP/patches/$p" ] || die "patches/series lists $p but patches/$p does not exist: regenerate with 'make export'"
+		printf '%s\n' "$TOP/patches/$p"
+	done < "$TOP/patches/series"
+}
+
+# Hash of the series as listed in patches/series, and where the tree records the
+# hash of the series its branch carries.
+APPLIED_STAMP=dontcache-series.applied
+series_hash() {
+	local f
+	series_files | while read -r f; do cat "$f"; done | sha256sum | cut -d' ' -f1
+}
+
+# is_v73_tree DIR: true if DIR holds a Linux 7.3 source tree.
+is_v73_tree() {
+	local v p
+	[ -f "$1/Makefile" ] || return 1
+	v=$(sed -n 's/^VERSION = //p' "$1/Makefile")
+	p=$(sed -n 's/^PATCHLEVEL = //p' "$1/Makefile")
+	[ "$v.$p" = "$BASE_SERIES" ]
+}
+
+# record STATUS NAME [DETAIL]: one harness check's verdict (PASS/FAIL/SKIP) for the summary.
+CHECK_OUT=${CHECK_OUT:-$OUT/check}
+record() {
+	mkdir -p "$CHECK_OUT"
+	printf '%s %s%s\n' "$1" "$2" "${3:+: $3}" | tee -a "$CHECK_OUT/harness.txt" >&2
+}
+
+# The base the series applies to in $TREE.
+base_ref() {
+	if git -C "$TREE" rev-parse -q --verify "refs/heads/$WORK_BRANCH-base" >/dev/null; then
+		echo "$WORK_BRANCH-base"
+	else
+		echo "$BASE_TAG"
+	fi
+}

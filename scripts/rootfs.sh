@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Debootstrap the guest root: Debian trixie with the test and benchmark tools (cached).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+GUEST_PKGS=(udev systemd-sysv kmod util-linux procps iproute2 psmisc
+	fio liburing-dev libnfs-dev libnfs-utils nfs-kernel-server nfs-common rpcbind
+	xfsprogs e2fsprogs jq build-essential make)
+
+main() {
+	local want uri tmp
+	need_root "make rootfs" rootfs
+	want=$(printf '%s\n' "${GUEST_PKGS[@]}" | sha256sum | cut -c1-16)
+	if [ -f "$ROOTFS/.harness-rootfs" ] && [ "$(cat "$ROOTFS/.harness-rootfs")" = "$want" ]; then
+		log "rootfs: $ROOTFS is up to date"
+		return 0
+	fi
+	command -v debootstrap >/dev/null || die "debootstrap is missing: run 'make deps'"
+	uri=$(debian_uri | head -n1)
+	[ -n "$uri" ] || die "no Debian apt source found to reuse for debootstrap: add one and rerun 'make rootfs'"
+	tmp=$ROOTFS.new
+	rm -rf "$tmp"
+	defer "rm -rf '$tmp'"
+	step "debootstrap trixie" debootstrap --variant=minbase \
+		--include="$(IFS=,; echo "${GUEST_PKGS[*]}")" trixie "$tmp" "$uri" > "$CACHE_DIR/debootstrap.log" 2>&1 ||
+		die "debootstrap failed (see $CACHE_DIR/debootstrap.log): check the network and disk space, then rerun 'make rootfs'"
+	chroot "$tmp" fio --version | awk -F- '{split($2, v, "."); if (v[1] < 3 || (v[1] == 3 && v[2] < 39)) exit 1}' ||
+		die "the guest's fio is older than 3.39 (its uncached option sets the wrong bit): check the trixie source"
+	# Guest services are started by the tests themselves, never at boot.
+	chroot "$tmp" systemctl mask nfs-server.service rpcbind.service rpcbind.socket nfs-blkmap.service >/dev/null 2>&1 || true
+	rm -rf "$tmp/var/cache/apt/archives/"*.deb
+	echo "$want" > "$tmp/.harness-rootfs"
+	rm -rf "$ROOTFS"
+	mv "$tmp" "$ROOTFS"
+}
+main "$@"

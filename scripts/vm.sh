@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Boot a kernel from the build cache in a VM (virtme-ng, TCG unless KVM is proven
+# to work) with the guest root, two scratch disks (QEMU cache=none), the kernel
+# tree and build read-only, and a results directory read-write; run one guest script.
+#
+#   vm.sh KERNEL SCRIPT RESULTS_DIR [ARGS...]
+#     KERNEL        patched | stock
+#     SCRIPT        a script in scripts/guest/
+#     RESULTS_DIR   host directory that the guest sees as /results
+# Environment: VM_ACCEL=tcg|kvm|auto (default tcg), VM_MEM (2G), VM_CPUS (2),
+#              VM_TIMEOUT seconds (1800), VM_DISK_MB (3072), VM_FRESH_DISKS=1 (0 keeps them).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+VM_MEM=${VM_MEM:-2G}
+VM_CPUS=${VM_CPUS:-2}
+VM_TIMEOUT=${VM_TIMEOUT:-1800}
+VM_DISK_MB=${VM_DISK_MB:-3072}
+DISK_DIR=$CACHE_DIR/disks
+
+# KVM only where a short boot actually succeeds: /dev/kvm opening is not enough here.
+accel_args() {
+	local probe=$CACHE_DIR/kvm-probe
+	case ${VM_ACCEL:-tcg} in
+	tcg) echo --disable-kvm ;;
+	kvm)
+		[ -w /dev/kvm ] || die "VM_ACCEL=kvm but /dev/kvm is missing or not writable: use VM_ACCEL=tcg"
+		;;
+	auto)
+		if [ ! -f "$probe" ]; then
+			if [ -w /dev/kvm ] && timeout 90 vng --run "$1" --root "$ROOTFS" --user root \
+				-m 1G -p 1 --exec true >/dev/null 2>&1; then
+				echo kvm > "$probe"
+			else
+				echo tcg > "$probe"
+			fi
+		fi
+		[ "$(cat "$probe")" = kvm ] || echo --disable-kvm
+		;;
+	*) die "VM_ACCEL=${VM_ACCEL} is not one of tcg, kvm, auto" ;;
+	esac
+}
+
+# Scratch disks as raw sparse files, attached as virtio-blk with cache=none.
+disk_args() {
+	local name opts=""
+	mkdir -p "$DISK_DIR"
+	for name in scratch1 scratch2; do
+		if [ "${VM_FRESH_DISKS:-1}" = 1 ] || [ ! -f "$DISK_DIR/$name.img" ]; then
+			rm -f "$DISK_DIR/$name.img"
+			truncate -s "${VM_DISK_MB}M" "$DISK_DIR/$name.img"
+		fi
+		opts+=" -drive file=$DISK_DIR/$name.img,if=none,id=$name,format=raw,cache=none,aio=threads"
+		opts+=" -device virtio-blk-pci,drive=$name,serial=$name"
+	done
+	echo "$opts"
+}
+
+main() {
+	local kernel=$1 script=$2 results=$3 image accel qemu_opts rc=0
+	local -a extra=()
+	shift 3
+	image=$BUILD_DIR/$kernel/arch/x86/boot/bzImage
+	[ -f "$image" ] || die "no $kernel kernel at $image: run 'make kernel' (or 'make kernel-stock')"
+	[ -f "$ROOTFS/.harness-rootfs" ] || die "no guest root at $ROOTFS: run 'make rootfs'"
+	[ -x "$TOP/scripts/guest/$script" ] || die "no guest script scripts/guest/$script"
+	command -v vng >/dev/null || die "vng (virtme-ng) is missing: run 'make deps'"
+	mkdir -p "$results"
+	# The read-only root needs the mount points for the shared directories.
+	mkdir -p "$ROOTFS/src" "$ROOTFS/kbuild" "$ROOTFS/results" "$ROOTFS/harness"
+	accel=$(accel_args "$image")
+	[ -z "$accel" ] || extra+=("$accel")
+	qemu_opts=$(disk_args)
+
+	timeout --foreground -k 30 "$VM_TIMEOUT" \
+		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root \
+		-m "$VM_MEM" -p "$VM_CPUS" --verbose \
+		--rodir /src="$TREE" --rodir /kbuild="$BUILD_DIR/$kernel" \
+		--rodir /harness="$TOP/scripts" --rwdir /results="$results" \
+		--qemu-opts="$qemu_opts" \
+		--exec "/harness/guest/$script $*" > "$results/console.log" 2>&1 < /dev/null || rc=$?
+	case $rc in
+	0) ;;
+	124|137) die "the VM did not finish within ${VM_TIMEOUT}s (see $results/console.log): raise VM_TIMEOUT or look for a hang" ;;
+	*) warn "the VM exited with status $rc (see $results/console.log)" ;;
+	esac
+	return "$rc"
+}
+main "$@"
