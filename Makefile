@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree kernel kernel-stock rootfs export check demo clean-out
+.PHONY: all help deps tree kernel kernel-stock rootfs export check check-crash demo clean-out
 
 all: demo ## the main job: build everything, boot the patched kernel, show what it runs
 
@@ -30,8 +30,11 @@ rootfs: deps ## debootstrap the Debian trixie guest root (cached)
 export: ## regenerate patches/ from the series branch of the kernel tree
 	@$(S)/export.sh
 
-check: kernel rootfs ## checkpatch, git am, bisect build, W=1/sparse, kselftests in the VM
+check: kernel rootfs ## checkpatch, git am, bisect build, W=1/sparse, rst, kselftests and crash test in the VM
 	@$(S)/check.sh
+
+check-crash: kernel rootfs ## only the crash-durability test (CRASH_ITERS=20 power-offs)
+	@CHECK_OUT=$(CURDIR)/out/check-crash $(S)/check-crash.sh
 
 demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs
 	@$(S)/demo.sh

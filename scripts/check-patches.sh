@@ -48,9 +48,25 @@ applies() {
 	fi
 }
 
+# The .rst files the series touches parse without a single docutils warning.
+rst() {
+	local f bad=0 n=0
+	command -v rst2html >/dev/null || die "rst2html is missing: run 'make deps' (python3-docutils)"
+	while read -r f; do
+		n=$((n + 1))
+		if ! rst2html --halt=warning "$TREE/$f" >/dev/null 2>"$CHECK_OUT/rst.err"; then
+			record FAIL "rst2html $f" "$(head -n1 "$CHECK_OUT/rst.err")"
+			bad=1
+		fi
+	done < <(git -C "$TREE" diff --name-only "$(base_ref)" "$WORK_BRANCH" -- '*.rst')
+	[ "$bad" = 1 ] || record PASS "rst2html --halt=warning ($n files)"
+}
+
 main() {
 	[ -d "$TREE/.git" ] || [ -f "$TREE/.git" ] || die "no kernel tree at $TREE: run 'make tree'"
+	mkdir -p "$CHECK_OUT"
 	checkpatch
 	applies
+	rst
 }
 main "$@"

@@ -18,6 +18,8 @@ main() {
 		record FAIL "bisect build" "the build check could not run (see above)"
 	step "kselftests in the VM" "$TOP/scripts/check-vm.sh" ||
 		record FAIL "VM run" "the VM check could not run (see above)"
+	step "crash durability" "$TOP/scripts/check-crash.sh" ||
+		record FAIL "crash test" "could not run (see above)"
 
 	pass=$(grep -c '^PASS' "$CHECK_OUT/harness.txt" || true)
 	fail=$(grep -c '^FAIL' "$CHECK_OUT/harness.txt" || true)

@@ -21,3 +21,27 @@ guest_setup() {
 save_dmesg() {
 	dmesg > "$RESULTS/dmesg.txt" || true
 }
+
+# start_nfsd DIR...: NFSD on 127.0.0.1 exporting each DIR (sync). Guest boots are
+# throw-away, so nothing is torn down.
+start_nfsd() {
+	local dir
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd none /proc/fs/nfsd
+	pgrep -x rpcbind >/dev/null || rpcbind -w
+	for dir in "$@"; do
+		exportfs -i -o rw,sync,no_root_squash,insecure,no_subtree_check "127.0.0.1:$dir"
+	done
+	pgrep -x rpc.mountd >/dev/null || rpc.mountd
+	# Without this, NFSv4 OPENs fail with NFS4ERR_GRACE for the first 90 s.
+	echo 10 > /proc/fs/nfsd/nfsv4gracetime
+	echo 10 > /proc/fs/nfsd/nfsv4leasetime
+	rpc.nfsd 4
+}
+
+# build_selftest NAME: build one program of the dontcache kselftests into /results/bin.
+build_selftest() {
+	mkdir -p "$RESULTS/bin"
+	[ -x "$RESULTS/bin/$1" ] ||
+		make -s -C "$SRC/tools/testing/selftests/dontcache" OUTPUT="$RESULTS/bin" \
+			KHDR_INCLUDES="-isystem $KBUILD/usr/include" "$RESULTS/bin/$1"
+}
