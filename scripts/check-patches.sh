@@ -11,7 +11,8 @@ set -euo pipefail
 checkpatch() {
 	local p out bad=0 total checks=0 n
 	while read -r p; do
-		out=$(cd "$TREE" && perl scripts/checkpatch.pl --strict --ignore MISSING_SIGN_OFF \
+		# Debian's python3 (python3-ply, python3-git) for spdxcheck.py, whatever PATH says.
+		out=$(cd "$TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --ignore MISSING_SIGN_OFF \
 			--show-types --color=never "$p" 2>&1) || true
 		total=$(grep -E '^total: ' <<<"$out" || echo "total: (no result)")
 		n=$(sed -nE 's/^total: .* ([0-9]+) checks.*/\1/p' <<<"$total")

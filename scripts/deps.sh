@@ -7,9 +7,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 HOST_PKGS=(build-essential gcc make flex bison bc libelf-dev libssl-dev cpio kmod ccache sparse
-	git rsync xz-utils dwarves python3 python3-docutils shellcheck jq gnuplot-nox
+	git rsync xz-utils dwarves python3 python3-docutils python3-ply python3-git shellcheck jq gnuplot-nox
 	qemu-system-x86 qemu-utils debootstrap e2fsprogs xfsprogs)
-STAMP=$CACHE_DIR/.deps-v1
+STAMP=$CACHE_DIR/.deps-v2
 
 add_trixie() {
 	local uri
