@@ -11,6 +11,7 @@ PKG=linux-source-$BASE_SERIES
 
 git_t() { git -C "$TREE" "$@"; }
 
+# fetch_source: the pristine source unpacked at $UNPACKED (removed again at exit).
 fetch_source() {
 	local dl=$CACHE_DIR/dl deb unpack
 	mkdir -p "$dl"
@@ -24,8 +25,7 @@ fetch_source() {
 	defer "rm -rf '$unpack'"
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$PKG.tar.xz" | tar -xJ -C "$unpack"
 	[ -d "$unpack/$PKG" ] || die "$deb does not hold usr/src/$PKG.tar.xz/$PKG: delete it and rerun 'make tree'"
-	mv "$unpack/$PKG" "$unpack/linux.new"
-	printf '%s/linux.new\n' "$unpack"
+	UNPACKED=$unpack/$PKG
 }
 
 # Debian's tarball ignores everything at the top level (its .gitignore ends in '/*'),
@@ -34,7 +34,8 @@ import_pristine() {
 	local src
 	is_v73_tree "$TREE" 2>/dev/null && [ -d "$TREE/.git" ] && return 0
 	[ -e "$TREE" ] && die "$TREE exists but is not the harness's git tree: remove it (or set CACHE_DIR) and rerun 'make tree'"
-	src=$(fetch_source)
+	fetch_source
+	src=$UNPACKED
 	is_v73_tree "$src" || die "the downloaded $PKG is not Linux $BASE_SERIES: delete $CACHE_DIR/dl and rerun 'make tree'"
 	git -C "$src" init -q -b pristine
 	git -C "$src" add -f -A

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Boot a kernel from the build cache in a VM (virtme-ng, TCG unless KVM is proven
 # to work) with the guest root, two scratch disks (QEMU cache=none), the kernel
-# tree and build read-only, and a results directory read-write; run one guest script.
+# tree and build read-only, and a results directory read-write, all under the
+# guest's /srv (an overlay: virtme-ng mounts shared directories only inside one);
+# run one guest script.
 #
 #   vm.sh KERNEL SCRIPT RESULTS_DIR [ARGS...]
 #     KERNEL        patched | stock
@@ -68,8 +70,6 @@ main() {
 	[ -x "$TOP/scripts/guest/$script" ] || die "no guest script scripts/guest/$script"
 	command -v vng >/dev/null || die "vng (virtme-ng) is missing: run 'make deps'"
 	mkdir -p "$results"
-	# The read-only root needs the mount points for the shared directories.
-	mkdir -p "$ROOTFS/src" "$ROOTFS/kbuild" "$ROOTFS/results" "$ROOTFS/harness"
 	accel=$(accel_args "$image")
 	[ -z "$accel" ] || extra+=("$accel")
 	qemu_opts=$(disk_args)
@@ -77,10 +77,10 @@ main() {
 	timeout --foreground -k 30 "$VM_TIMEOUT" \
 		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root \
 		-m "$VM_MEM" -p "$VM_CPUS" --verbose \
-		--rodir /src="$TREE" --rodir /kbuild="$BUILD_DIR/$kernel" \
-		--rodir /harness="$TOP/scripts" --rwdir /results="$results" \
-		--qemu-opts="$qemu_opts" \
-		--exec "/harness/guest/$script $*" > "$results/console.log" 2>&1 < /dev/null || rc=$?
+		--overlay-rwdir /srv --rodir /srv/src="$TREE" \
+		--rodir /srv/kbuild="$BUILD_DIR/$kernel" --rodir /srv/harness="$TOP/scripts" \
+		--rwdir /srv/results="$results" --qemu-opts="$qemu_opts" \
+		--exec "/srv/harness/guest/$script $*" > "$results/console.log" 2>&1 < /dev/null || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
 	[ -z "${VM_EXPECT_KILL:-}" ] || return 0
 	case $rc in

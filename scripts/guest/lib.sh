@@ -3,9 +3,9 @@
 # Sourced by the guest scripts: common guest setup. Runs inside the VM.
 set -euo pipefail
 
-RESULTS=/results
-SRC=/src
-KBUILD=/kbuild
+RESULTS=/srv/results
+SRC=/srv/src
+KBUILD=/srv/kbuild
 # The two scratch disks, in the order vm.sh attaches them.
 SCRATCH1=/dev/vda
 SCRATCH2=/dev/vdb
@@ -38,7 +38,7 @@ start_nfsd() {
 	rpc.nfsd 4
 }
 
-# build_selftest NAME: build one program of the dontcache kselftests into /results/bin.
+# build_selftest NAME: build one program of the dontcache kselftests into $RESULTS/bin.
 build_selftest() {
 	mkdir -p "$RESULTS/bin"
 	[ -x "$RESULTS/bin/$1" ] ||
