@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# make / make bench: run nfsd-io-bench on stock v7.3.4 and on the patched kernel,
+# one after the other in the same VM shape, and write results/<date>/report.md.
+#   bench.sh short|full [RESULTS_DIR]
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+main() {
+	local profile=${1:-short} dir=${2:-$TOP/results/$(date -u +%Y-%m-%d)-${1:-short}} k
+	case $profile in
+	short) : "${VM_TIMEOUT:=3600}" ;;
+	full) : "${VM_TIMEOUT:=21600}" ;;
+	*) die "unknown bench profile '$profile': use short or full" ;;
+	esac
+	export VM_TIMEOUT
+	mkdir -p "$dir"
+	for k in stock patched; do
+		rm -rf "${dir:?}/$k"
+		step "bench ($profile) on the $k kernel" "$TOP/scripts/vm.sh" "$k" bench.sh "$dir/$k" "$profile"
+	done
+	step "report" "$TOP/scripts/report.sh" "$dir"
+	log "report: $dir/report.md"
+}
+main "$@"
