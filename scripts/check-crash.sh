@@ -29,7 +29,7 @@ boot_and_kill() {
 	done
 	[ -f "$res/started" ] || { wait "$pid" || true; return 1; }
 	sleep $((2 + RANDOM % 7))
-	pkill -KILL -f "file=$CACHE_DIR/disks/scratch1.img" || true
+	pkill -KILL -f "file=$(vm_disk_dir "$res")/scratch1.img" || true
 	wait "$pid" || true
 }
 
@@ -51,7 +51,7 @@ main() {
 	rm -rf "$res"
 	mkdir -p "$res"
 	# Start from a fresh disk; the guest formats it on the first boot.
-	rm -f "$CACHE_DIR/disks/scratch1.img"
+	rm -f "$(vm_disk_dir "$res")/scratch1.img"
 	for ((i = 0; i <= CRASH_ITERS; i++)); do
 		rm -f "$res/verify.txt" "$res/verify.rc"
 		[ ! -f "$res/cur.log" ] || mv "$res/cur.log" "$res/prev.log"

@@ -90,6 +90,12 @@ is_v73_tree() {
 	[ "$v.$p" = "$BASE_SERIES" ]
 }
 
+# vm_disk_dir RESULTS_DIR: the scratch disk images of the VM runs that write to
+# RESULTS_DIR, so that VMs with different results directories can run at once.
+vm_disk_dir() {
+	printf '%s/disks/%s\n' "$CACHE_DIR" "$(printf '%s' "$1" | sha256sum | cut -c1-12)"
+}
+
 # record STATUS NAME [DETAIL]: one harness check's verdict (PASS/FAIL/SKIP) for the summary.
 CHECK_OUT=${CHECK_OUT:-$OUT/check}
 record() {

@@ -20,7 +20,6 @@ VM_MEM=${VM_MEM:-2G}
 VM_CPUS=${VM_CPUS:-2}
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 VM_DISK_MB=${VM_DISK_MB:-3072}
-DISK_DIR=$CACHE_DIR/disks
 
 # KVM only where a short boot actually succeeds: /dev/kvm opening is not enough here.
 accel_args() {
@@ -45,16 +44,18 @@ accel_args() {
 	esac
 }
 
-# Scratch disks as raw sparse files, attached as virtio-blk with cache=none.
+# disk_args RESULTS_DIR: scratch disks as raw sparse files, attached as virtio-blk
+# with cache=none.
 disk_args() {
-	local name opts=""
-	mkdir -p "$DISK_DIR"
+	local name opts="" dir
+	dir=$(vm_disk_dir "$1")
+	mkdir -p "$dir"
 	for name in scratch1 scratch2; do
-		if [ "${VM_FRESH_DISKS:-1}" = 1 ] || [ ! -f "$DISK_DIR/$name.img" ]; then
-			rm -f "$DISK_DIR/$name.img"
-			truncate -s "${VM_DISK_MB}M" "$DISK_DIR/$name.img"
+		if [ "${VM_FRESH_DISKS:-1}" = 1 ] || [ ! -f "$dir/$name.img" ]; then
+			rm -f "$dir/$name.img"
+			truncate -s "${VM_DISK_MB}M" "$dir/$name.img"
 		fi
-		opts+=" -drive file=$DISK_DIR/$name.img,if=none,id=$name,format=raw,cache=none,aio=threads"
+		opts+=" -drive file=$dir/$name.img,if=none,id=$name,format=raw,cache=none,aio=threads"
 		opts+=" -device virtio-blk-pci,drive=$name,serial=$name"
 	done
 	echo "$opts"
@@ -72,7 +73,7 @@ main() {
 	mkdir -p "$results"
 	accel=$(accel_args "$image")
 	[ -z "$accel" ] || extra+=("$accel")
-	qemu_opts=$(disk_args)
+	qemu_opts=$(disk_args "$results")
 
 	timeout --foreground -k 30 "$VM_TIMEOUT" \
 		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root \
