@@ -6,7 +6,21 @@ set -euo pipefail
 
 GUEST_PKGS=(udev systemd-sysv kmod util-linux procps iproute2 psmisc
 	fio liburing-dev libnfs-dev libnfs-utils nfs-kernel-server nfs-common rpcbind
-	xfsprogs e2fsprogs jq build-essential make)
+	xfsprogs e2fsprogs jq build-essential make rsync)
+
+run_debootstrap() {
+	debootstrap --variant=minbase --include="$(IFS=,; echo "${GUEST_PKGS[*]}")" \
+		trixie "$1" "$2" > "$CACHE_DIR/debootstrap.log" 2>&1
+}
+
+# An existing root whose package list changed: install what is new, in place.
+add_packages() {
+	cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf" 2>/dev/null || true
+	chroot "$ROOTFS" apt-get update -q >/dev/null &&
+		chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -q --no-install-recommends "${GUEST_PKGS[@]}" >/dev/null &&
+		chroot "$ROOTFS" apt-get clean
+}
 
 main() {
 	local want uri tmp
@@ -16,14 +30,19 @@ main() {
 		log "rootfs: $ROOTFS is up to date"
 		return 0
 	fi
+	if [ -f "$ROOTFS/.harness-rootfs" ]; then
+		step "add packages to the guest root" add_packages ||
+			die "apt-get in $ROOTFS failed: remove $ROOTFS and rerun 'make rootfs'"
+		echo "$want" > "$ROOTFS/.harness-rootfs"
+		return 0
+	fi
 	command -v debootstrap >/dev/null || die "debootstrap is missing: run 'make deps'"
 	uri=$(debian_uri | head -n1)
 	[ -n "$uri" ] || die "no Debian apt source found to reuse for debootstrap: add one and rerun 'make rootfs'"
 	tmp=$ROOTFS.new
 	rm -rf "$tmp"
 	defer "rm -rf '$tmp'"
-	step "debootstrap trixie" debootstrap --variant=minbase \
-		--include="$(IFS=,; echo "${GUEST_PKGS[*]}")" trixie "$tmp" "$uri" > "$CACHE_DIR/debootstrap.log" 2>&1 ||
+	step "debootstrap trixie" run_debootstrap "$tmp" "$uri" ||
 		die "debootstrap failed (see $CACHE_DIR/debootstrap.log): check the network and disk space, then rerun 'make rootfs'"
 	chroot "$tmp" fio --version | awk -F- '{split($2, v, "."); if (v[1] < 3 || (v[1] == 3 && v[2] < 39)) exit 1}' ||
 		die "the guest's fio is older than 3.39 (its uncached option sets the wrong bit): check the trixie source"

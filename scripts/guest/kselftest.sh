@@ -12,8 +12,10 @@ main() {
 	trap save_dmesg EXIT
 	uname -r > "$RESULTS/uname.txt"
 	export DONTCACHE_XFS_DEV=$SCRATCH1 DONTCACHE_EXT4_DEV=$SCRATCH2
+	# building_out_of_srctree is what the top-level Makefile sets for an O= build:
+	# the scripts are then copied next to the binaries and run from there.
 	make -s -C "$SRC/tools/testing/selftests" O=/tmp/ksft TARGETS=dontcache \
-		KHDR_INCLUDES="-isystem $KBUILD/usr/include" run_tests \
+		building_out_of_srctree=1 KHDR_INCLUDES="-isystem $KBUILD/usr/include" run_tests \
 		> "$RESULTS/kselftest.tap" 2> "$RESULTS/kselftest.err" || rc=$?
 	echo "$rc" > "$RESULTS/kselftest.rc"
 }
