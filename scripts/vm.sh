@@ -70,7 +70,8 @@ main() {
 	[ -f "$ROOTFS/.harness-rootfs" ] || die "no guest root at $ROOTFS: run 'make rootfs'"
 	[ -x "$TOP/scripts/guest/$script" ] || die "no guest script scripts/guest/$script"
 	command -v vng >/dev/null || die "vng (virtme-ng) is missing: run 'make deps'"
-	mkdir -p "$results"
+	# The kselftests' build and install directory survives the VM: rebuilt only on change.
+	mkdir -p "$results" "$CACHE_DIR/ksft/$kernel"
 	accel=$(accel_args "$image")
 	[ -z "$accel" ] || extra+=("$accel")
 	qemu_opts=$(disk_args "$results")
@@ -80,7 +81,8 @@ main() {
 		-m "$VM_MEM" -p "$VM_CPUS" --verbose \
 		--overlay-rwdir /srv --rodir /srv/src="$TREE" \
 		--rodir /srv/kbuild="$BUILD_DIR/$kernel" --rodir /srv/harness="$TOP/scripts" \
-		--rwdir /srv/results="$results" --qemu-opts="$qemu_opts" \
+		--rwdir /srv/results="$results" --rwdir /srv/ksft="$CACHE_DIR/ksft/$kernel" \
+		--qemu-opts="$qemu_opts" \
 		--exec "/srv/harness/guest/$script $*" > "$results/console.log" 2>&1 < /dev/null || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
 	[ -z "${VM_EXPECT_KILL:-}" ] || return 0
