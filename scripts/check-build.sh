@@ -81,8 +81,9 @@ bisect_walk() {
 main() {
 	local key before=0 stamp
 	mkdir -p "$STAMPS" "$CHECK_OUT"
-	key=$(printf '%s %s\n' "$(git_t rev-parse "$(base_ref)" "$WORK_BRANCH")" \
-		"$(sha256sum < "$TOP/config/kernel.fragment")" | sha256sum | cut -c1-16)
+	# The trees of the commits, not their ids: rewording a commit message keeps the result.
+	key=$({ git_t log -1 --format=%T "$(base_ref)"; git_t log --format=%T "$(base_ref)..$WORK_BRANCH"
+		sha256sum < "$TOP/config/kernel.fragment"; } | sha256sum | cut -c1-16)
 	stamp=$STAMPS/build-$key
 	if [ -f "$stamp" ]; then
 		while read -r status rest; do
