@@ -5,9 +5,10 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree kernel kernel-stock rootfs export check check-crash demo clean-out
+.PHONY: all help deps tree kernel kernel-stock rootfs export check check-crash bench demo clean-out
 
-all: demo ## the main job: build everything, boot the patched kernel, show what it runs
+all: kernel kernel-stock rootfs ## the main job: stock vs patched benchmark in the VM, results/<date>-short/report.md
+	@$(S)/bench.sh short
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -35,6 +36,9 @@ check: kernel rootfs ## checkpatch, git am, bisect build, W=1/sparse, rst, kself
 
 check-crash: kernel rootfs ## only the crash-durability test (CRASH_ITERS=20 power-offs)
 	@CHECK_OUT=$(CURDIR)/out/check-crash $(S)/check-crash.sh
+
+bench: kernel kernel-stock rootfs ## the full matrix (files 2x guest RAM, 3 repetitions; hours under TCG)
+	@$(S)/bench.sh full
 
 demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs
 	@$(S)/demo.sh

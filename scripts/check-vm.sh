@@ -20,12 +20,33 @@ kselftest_results() {
 	done
 }
 
+# bench_smoke RES: the suite's dry runs and smoke runs, judged from their exit codes
+# and from parse-results.sh finding a throughput in what they wrote.
+bench_smoke() {
+	local res=$1 t mbs
+	local parse=$TREE/tools/testing/nfsd-io-bench/parse-results.sh
+	for t in local nfs nfsmount; do
+		if [ "$(cat "$res/dry-$t.rc" 2>/dev/null)" = 0 ]; then
+			record PASS "nfsd-io-bench dry run, target $t"
+		else
+			record FAIL "nfsd-io-bench dry run, target $t" "see $res/dry-$t.log"
+		fi
+		mbs=$("$parse" --csv "$res/$t" 2>/dev/null |
+			awk -F, 'NR > 1 && $4 + 0 > 0 { printf "%.0f", $4; exit }')
+		if [ "$(cat "$res/$t.rc" 2>/dev/null)" = 0 ] && [ -n "$mbs" ]; then
+			record PASS "nfsd-io-bench smoke, target $t ($mbs MB/s)"
+		else
+			record FAIL "nfsd-io-bench smoke, target $t" "see $res/$t.log"
+		fi
+	done
+}
+
 main() {
 	local res=$CHECK_OUT/vm rc=0 splats
 	rm -rf "$res"
 	mkdir -p "$res"
-	step "boot patched kernel and run kselftest TARGETS=dontcache" \
-		"$TOP/scripts/vm.sh" patched kselftest.sh "$res" || rc=$?
+	step "boot patched kernel: kselftest TARGETS=dontcache, bench smoke" \
+		"$TOP/scripts/vm.sh" patched check.sh "$res" || rc=$?
 	cp -f "$res/kselftest.tap" "$CHECK_OUT/kselftest.tap" 2>/dev/null || : > "$CHECK_OUT/kselftest.tap"
 	cp -f "$res/dmesg.txt" "$CHECK_OUT/dmesg.txt" 2>/dev/null ||
 		cp -f "$res/console.log" "$CHECK_OUT/dmesg.txt" 2>/dev/null || : > "$CHECK_OUT/dmesg.txt"
@@ -41,6 +62,7 @@ main() {
 		   ! grep -qE '^# not ok [0-9]+ ' "$res/kselftest.tap"; then
 			record FAIL "kselftest runner" "$(grep -E '^not ok' "$res/kselftest.tap" | head -n1)"
 		fi
+		bench_smoke "$res"
 	fi
 	splats=$(grep -E "$SPLATS" "$CHECK_OUT/dmesg.txt" "$res/console.log" 2>/dev/null | head -n 5 || true)
 	if [ -n "$splats" ]; then
