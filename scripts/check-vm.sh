@@ -11,7 +11,7 @@ SPLATS='(BUG:|WARNING:|Oops|KASAN|UBSAN|Kernel panic|general protection fault|DE
 # Count the kselftest_harness results nested in the runner's TAP (lines "# ok N name").
 kselftest_results() {
 	local tap=$1
-	grep -E '^# (not )?ok [0-9]+ ' "$tap" | sed 's/^# //' | while read -r line; do
+	{ grep -E '^# (not )?ok [0-9]+ ' "$tap" || true; } | sed 's/^# //' | while read -r line; do
 		case $line in
 		*'# SKIP'*) echo "SKIP ${line#ok * }" ;;
 		'not ok '*) echo "FAIL ${line#not ok * }" ;;

@@ -11,6 +11,11 @@ SCRATCH1=/dev/vda
 SCRATCH2=/dev/vdb
 
 guest_setup() {
+	local link
+	# virtme-ng's init makes no /dev/std* links; the kselftest runner writes to /dev/stdout.
+	for link in fd:fd stdin:fd/0 stdout:fd/1 stderr:fd/2; do
+		[ -e "/dev/${link%%:*}" ] || ln -s "/proc/self/${link#*:}" "/dev/${link%%:*}"
+	done
 	ip link set lo up
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing
