@@ -22,10 +22,7 @@ main() {
 		echo "$rc" > "$RESULTS/kselftest.rc"
 		return 0
 	fi
-	# The runner reopens /dev/stdout for each test's output; a file on the shared
-	# (9p) results directory cannot be reopened that way: write locally, then copy.
-	"$KSFT/install/run_kselftest.sh" > /tmp/kselftest.tap 2> /tmp/kselftest.err || rc=$?
-	cp /tmp/kselftest.tap /tmp/kselftest.err "$RESULTS/"
+	"$KSFT/install/run_kselftest.sh" > "$RESULTS/kselftest.tap" 2> "$RESULTS/kselftest.err" || rc=$?
 	echo "$rc" > "$RESULTS/kselftest.rc"
 }
 main "$@"

@@ -12,9 +12,10 @@ SCRATCH2=/dev/vdb
 
 guest_setup() {
 	local link
-	# virtme-ng's init makes no /dev/std* links; the kselftest runner writes to /dev/stdout.
+	# Under virtme-ng's init /dev/stdout is the console, whatever the process's
+	# stdout: the kselftest runner writes each test's output to /dev/stdout.
 	for link in fd:fd stdin:fd/0 stdout:fd/1 stderr:fd/2; do
-		[ -e "/dev/${link%%:*}" ] || ln -s "/proc/self/${link#*:}" "/dev/${link%%:*}"
+		ln -sfn "/proc/self/${link#*:}" "/dev/${link%%:*}"
 	done
 	ip link set lo up
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
