@@ -13,8 +13,11 @@ main() {
 	full) : "${VM_TIMEOUT:=21600}" ;;
 	*) die "unknown bench profile '$profile': use short or full" ;;
 	esac
-	export VM_TIMEOUT
-	mkdir -p "$dir"
+	# The suite as the branch has it, so that the tree's checkout may change meanwhile.
+	export VM_SRC=$CACHE_DIR/bench-src VM_TIMEOUT
+	rm -rf "$VM_SRC"
+	mkdir -p "$dir" "$VM_SRC"
+	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
 	for k in stock patched; do
 		rm -rf "${dir:?}/$k"
 		step "bench ($profile) on the $k kernel" "$TOP/scripts/vm.sh" "$k" bench.sh "$dir/$k" "$profile"

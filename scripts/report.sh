@@ -7,7 +7,8 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-PARSE=$TREE/tools/testing/nfsd-io-bench/parse-results.sh
+PARSE=$CACHE_DIR/bench-src/tools/testing/nfsd-io-bench/parse-results.sh
+[ -x "$PARSE" ] || PARSE=$TREE/tools/testing/nfsd-io-bench/parse-results.sh
 DIR=""
 
 # metric KERNEL TARGET WORKLOAD MODE JOB COLUMN: one median from parse-results' CSV.

@@ -11,7 +11,8 @@
 #     RESULTS_DIR   host directory that the guest sees as /results
 # Environment: VM_ACCEL=tcg|kvm|auto (default tcg), VM_MEM (2G), VM_CPUS (2),
 #              VM_TIMEOUT seconds (1800), VM_DISK_MB (3072), VM_FRESH_DISKS=1 (0 keeps them),
-#              VM_EXPECT_KILL=1 when the caller will kill the VM.
+#              VM_EXPECT_KILL=1 when the caller will kill the VM,
+#              VM_SRC: what the guest sees as the kernel tree (default: the tree).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -79,7 +80,7 @@ main() {
 	timeout --foreground -k 30 "$VM_TIMEOUT" \
 		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root \
 		-m "$VM_MEM" -p "$VM_CPUS" --verbose \
-		--overlay-rwdir /srv --rodir /srv/src="$TREE" \
+		--overlay-rwdir /srv --rodir /srv/src="${VM_SRC:-$TREE}" \
 		--rodir /srv/kbuild="$BUILD_DIR/$kernel" --rodir /srv/harness="$TOP/scripts" \
 		--rwdir /srv/results="$results" --rwdir /srv/ksft="$CACHE_DIR/ksft/$kernel" \
 		--qemu-opts="$qemu_opts" \
