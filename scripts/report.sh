@@ -39,6 +39,18 @@ odirect_mbs() {
 	jq -r '.jobs[0].write.bw_bytes / 1e6 | floor' "$DIR/$1/limits-odirect.json" 2>/dev/null || echo -
 }
 
+# The same code path measured differently on the two kernels means the host was
+# not equally loaded during the two runs: say so next to the numbers.
+warn_load() {
+	local r
+	r=$(ratio "$(odirect_mbs patched)" "$(odirect_mbs stock)")
+	awk -v r="$r" 'BEGIN { exit !(r != "-" && (r < 0.9 || r > 1.1)) }' || return 0
+	echo
+	echo "**Unequal load:** the raw O_DIRECT bandwidth differs between the two runs" \
+		"(patched/stock $r), so the host was busier during one of them. Compare ratios" \
+		"within one kernel's run; patched/stock ratios of absolute numbers are not meaningful here."
+}
+
 goal_row() {
 	printf '| %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$(verdict "$3" "$5" "$6")"
 }
@@ -103,6 +115,7 @@ main() {
 		echo "|---|---:|---:|"
 		echo "| raw O_DIRECT write to the scratch disk, MB/s | $(odirect_mbs stock) | $(odirect_mbs patched) |"
 		echo "| buffered streaming write (local xfs), MB/s | $(metric stock local seq-write buffered seq-write write_mbs | cut -d. -f1) | $(metric patched local seq-write buffered seq-write write_mbs | cut -d. -f1) |"
+		warn_load
 		echo
 		echo "## Performance goals"
 		echo
