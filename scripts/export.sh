@@ -33,7 +33,7 @@ main() {
 		done
 	} > "$TOP/patches/series"
 	# The tree now carries exactly patches/: tell tree.sh so.
-	series_hash > "$(git -C "$TREE" rev-parse --git-path "$APPLIED_STAMP")"
+	series_hash > "$(applied_stamp)"
 	log "exported $(grep -vc '^#' "$TOP/patches/series") patches and a cover letter to patches/"
 }
 main "$@"

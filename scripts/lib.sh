@@ -73,9 +73,11 @@ series_files() {
 	done < "$TOP/patches/series"
 }
 
-# Hash of the series as listed in patches/series, and where the tree records the
-# hash of the series its branch carries.
-APPLIED_STAMP=dontcache-series.applied
+# Hash of the series as listed in patches/series, and the file in which the tree
+# records the hash of the series its branch carries.
+applied_stamp() {
+	printf '%s/dontcache-series.applied\n' "$(git -C "$TREE" rev-parse --absolute-git-dir)"
+}
 series_hash() {
 	local f
 	series_files | while read -r f; do cat "$f"; done | sha256sum | cut -d' ' -f1

@@ -63,7 +63,7 @@ user_worktree() {
 apply_series() {
 	local want have base p
 	want=$(series_hash)
-	have=$(cat "$(git_t rev-parse --git-path "$APPLIED_STAMP")" 2>/dev/null || true)
+	have=$(cat "$(applied_stamp)" 2>/dev/null || true)
 	if [ "$want" = "$have" ] && git_t rev-parse -q --verify "refs/heads/$WORK_BRANCH" >/dev/null; then
 		log "tree: $TREE branch $WORK_BRANCH already carries patches/"
 		git_t checkout -q "$WORK_BRANCH"
@@ -84,7 +84,7 @@ apply_series() {
 			die "$(basename "$p") does not apply to $base in $TREE: rebase the series onto $BASE_SERIES and rerun 'make export'"
 		fi
 	done < <(series_files)
-	echo "$want" > "$(git_t rev-parse --git-path "$APPLIED_STAMP")"
+	echo "$want" > "$(applied_stamp)"
 	log "tree: $TREE branch $WORK_BRANCH = $base + $(series_files | wc -l) patches"
 }
 
