@@ -10,12 +10,6 @@ set -euo pipefail
 OBJ=$BUILD_DIR/patched
 STAMPS=$CACHE_DIR/stamps
 
-git_t() { git -C "$TREE" "$@"; }
-
-kmake() {
-	make -s -C "$TREE" O="$OBJ" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
-}
-
 # Objects for the kernel .c files the series touches.
 touched_objects() {
 	git_t diff --name-only "$(base_ref)" "$WORK_BRANCH" -- '*.c' |
@@ -28,7 +22,7 @@ warnings() {
 	local objs
 	mapfile -t objs < <(touched_objects)
 	[ "${#objs[@]}" -gt 0 ] || { : > "$1"; return 0; }
-	kmake W=1 C=2 "${objs[@]}" 2>&1 >/dev/null |
+	kmake "$TREE" "$OBJ" W=1 C=2 "${objs[@]}" 2>&1 >/dev/null |
 		grep -E '(warning|error):' |
 		sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort > "$1" || true
 }
@@ -57,7 +51,7 @@ bisect_walk() {
 			log "[$n/$total] $(git_t log -1 --format=%s "$c"): no kernel files, build skipped"
 			continue
 		fi
-		step "[$n/$total] build $(git_t log -1 --format=%s "$c")" kmake bzImage ||
+		step "[$n/$total] build $(git_t log -1 --format=%s "$c")" kmake "$TREE" "$OBJ" bzImage ||
 			failed+="$(git_t log -1 --format=%s "$c"); "
 	done
 	git_t checkout -q "$WORK_BRANCH"
@@ -75,7 +69,7 @@ bisect_walk() {
 		record PASS "W=1 and sparse on touched files ($(touched_objects | wc -l) objects, no new warnings)"
 	fi
 	# Leave the patched kernel built for what follows.
-	kmake bzImage
+	kmake "$TREE" "$OBJ" bzImage
 }
 
 main() {

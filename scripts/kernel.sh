@@ -8,13 +8,6 @@ set -euo pipefail
 
 FRAGMENT=$TOP/config/kernel.fragment
 
-# kmake SRC OBJ ARGS...: make in the kernel source SRC with output in OBJ.
-kmake() {
-	local src=$1 obj=$2
-	shift 2
-	make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
-}
-
 # configure SRC OBJ LOCALVERSION: (re)write .config when the fragment is newer.
 configure() {
 	local src=$1 obj=$2 lv=$3 missing

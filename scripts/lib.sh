@@ -83,6 +83,16 @@ series_hash() {
 	series_files | while read -r f; do cat "$f"; done | sha256sum | cut -d' ' -f1
 }
 
+# kmake SRC OBJ ARGS...: make in the kernel source SRC with output in OBJ.
+kmake() {
+	local src=$1 obj=$2
+	shift 2
+	make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+}
+
+# git in the kernel tree the harness works in.
+git_t() { git -C "$TREE" "$@"; }
+
 # is_v73_tree DIR: true if DIR holds a Linux 7.3 source tree.
 is_v73_tree() {
 	local v p

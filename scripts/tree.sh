@@ -9,8 +9,6 @@ set -euo pipefail
 
 PKG=linux-source-$BASE_SERIES
 
-git_t() { git -C "$TREE" "$@"; }
-
 # fetch_source: the pristine source unpacked at $UNPACKED (removed again at exit).
 fetch_source() {
 	local dl=$CACHE_DIR/dl deb unpack
