@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree kernel kernel-stock rootfs export check check-crash bench demo clean-out
+.PHONY: all help deps tree kernel kernel-stock rootfs export check check-crash bench bench-mm demo clean-out
 
 all: kernel kernel-stock rootfs ## the main job: stock vs patched benchmark in the VM, results/<date>-short/report.md
 	@$(S)/bench.sh short
@@ -39,6 +39,9 @@ check-crash: kernel rootfs ## only the crash-durability test (CRASH_ITERS=20 pow
 
 bench: kernel kernel-stock rootfs ## the full matrix (files 2x guest RAM, 3 repetitions; hours under TCG)
 	@$(S)/bench.sh full
+
+bench-mm: kernel kernel-stock rootfs ## the page cache part of the full matrix only (local target)
+	@$(S)/bench.sh mm
 
 demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs
 	@$(S)/demo.sh

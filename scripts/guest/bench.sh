@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # In the VM: measure the limits of the scratch disks, then run nfsd-io-bench on an
 # xfs scratch filesystem exported over loopback.
-#   bench.sh short|full|smoke
+#   bench.sh short|full|mm|smoke [REPS]
 # short: the matrix behind the README's numbers (small files, 1 repetition);
-# full:  files of 2x guest RAM, 3 repetitions; smoke: 10 s per target, CI only.
+# full:  files of 2x guest RAM, 3 repetitions; mm: the page cache workloads
+# of full on the local target only; smoke: 10 s per target, CI only.
+# REPS replaces the profile's number of repetitions.
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -49,6 +51,8 @@ write_modes() {
 
 main() {
 	local -a common
+	local local_wl=seq-write,files32-write,competing-writers,noisy-neighbour
+	local local_modes=buffered,uncached,direct
 	guest_setup
 	trap save_dmesg EXIT
 	uname -r > "$RESULTS/uname.txt"
@@ -58,7 +62,12 @@ main() {
 	start_nfsd "$MNT/export"
 	case ${1:-} in
 	short) common=(-s 512M -r 20 -n 1); limits 2G 15 ;;
-	full) common=(-r 60 -n 3); limits 4G 30 ;;
+	full | mm)
+		common=(-r 20 -n "${2:-3}")
+		local_wl=seq-write,parallel-write,files32-write,competing-writers,noisy-neighbour
+		[[ $1 != mm ]] || local_modes=buffered,uncached
+		limits 4G 20
+		;;
 	smoke)
 		dry_run local -d "$MNT/local"
 		dry_run nfs -e "$MNT/export"
@@ -68,10 +77,10 @@ main() {
 		run nfsmount -e "$MNT/export" --smoke -w split-write -m "$(write_modes 4 2)"
 		return 0
 		;;
-	*) echo "usage: bench.sh short|full|smoke" >&2; return 2 ;;
+	*) echo "usage: bench.sh short|full|mm|smoke" >&2; return 2 ;;
 	esac
-	run local -d "$MNT/local" "${common[@]}" \
-		-w seq-write,files32-write,competing-writers,noisy-neighbour -m buffered,uncached,direct
+	run local -d "$MNT/local" "${common[@]}" -w "$local_wl" -m "$local_modes"
+	[[ $1 != mm ]] || return 0
 	run nfs -e "$MNT/export" "${common[@]}" -w seq-write,misaligned-write -m 0,2
 	run nfsmount -e "$MNT/export" -v 3 "${common[@]}" -w split-write -m "$(write_modes 2,3,4 2)"
 }
