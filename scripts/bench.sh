@@ -11,11 +11,12 @@ main() {
 	local profile=${1:-short} dir=${2:-$TOP/results/$(date -u +%Y-%m-%d)-${1:-short}} k
 	case $profile in
 	short) : "${VM_TIMEOUT:=3600}" ;;
-	full | mm) : "${VM_TIMEOUT:=21600}" ;;
+	# Files of twice the guest's RAM need room on the scratch disks (sparse).
+	full | mm) : "${VM_TIMEOUT:=21600}" "${VM_DISK_MB:=12288}" ;;
 	*) die "unknown bench profile '$profile': use short, full or mm" ;;
 	esac
 	# The suite as the branch has it, so that the tree's checkout may change meanwhile.
-	export VM_SRC=$CACHE_DIR/bench-src VM_TIMEOUT
+	export VM_SRC=$CACHE_DIR/bench-src VM_TIMEOUT VM_DISK_MB
 	rm -rf "$VM_SRC"
 	mkdir -p "$dir" "$VM_SRC"
 	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
