@@ -32,6 +32,12 @@ builds_kernel() {
 	git_t diff --name-only "$1^" "$1" | grep -qvE '^(tools/|Documentation/|MAINTAINERS$)'
 }
 
+# build_inputs COMMIT: the top-level entries of COMMIT's tree the kernel
+# build reads (the same paths builds_kernel looks at).
+build_inputs() {
+	git_t ls-tree "$1" | grep -vE $'\t(tools|Documentation|MAINTAINERS)$'
+}
+
 bisect_walk() {
 	local c n=0 total failed="" base_w head_w new
 	base_w=$(mktemp) head_w=$(mktemp)
@@ -75,8 +81,11 @@ bisect_walk() {
 main() {
 	local key before=0 stamp
 	mkdir -p "$STAMPS" "$CHECK_OUT"
-	# The trees of the commits, not their ids: rewording a commit message keeps the result.
-	key=$({ git_t log -1 --format=%T "$(base_ref)"; git_t log --format=%T "$(base_ref)..$WORK_BRANCH"
+	# What each commit gives the kernel build, not the commit ids: rewording a
+	# message or changing only tools/ or Documentation/ keeps the result.
+	key=$({ for c in $(base_ref) $(git_t rev-list --reverse "$(base_ref)..$WORK_BRANCH"); do
+			build_inputs "$c"
+		done
 		sha256sum < "$TOP/config/kernel.fragment"; } | sha256sum | cut -c1-16)
 	stamp=$STAMPS/build-$key
 	if [ -f "$stamp" ]; then
