@@ -37,7 +37,7 @@ check: kernel rootfs ## checkpatch, git am, bisect build, W=1/sparse, rst, kself
 check-crash: kernel rootfs ## only the crash-durability test (CRASH_ITERS=20 power-offs)
 	@CHECK_OUT=$(CURDIR)/out/check-crash $(S)/check-crash.sh
 
-bench: kernel kernel-stock rootfs ## the full matrix (files 2x guest RAM, 3 repetitions; hours under TCG)
+bench: kernel kernel-stock rootfs ## the full matrix (files 2x guest RAM, 3 repetitions; about 50 min per kernel under TCG)
 	@$(S)/bench.sh full
 
 bench-mm: kernel kernel-stock rootfs ## the page cache part of the full matrix only (local target)

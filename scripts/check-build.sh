@@ -9,6 +9,8 @@ set -euo pipefail
 
 OBJ=$BUILD_DIR/patched
 STAMPS=$CACHE_DIR/stamps
+# Top-level paths of the tree that the kernel build does not read.
+NOT_BUILT='tools|Documentation|MAINTAINERS'
 
 # Objects for the kernel .c files the series touches.
 touched_objects() {
@@ -29,13 +31,12 @@ warnings() {
 
 # A commit that changes nothing the kernel build reads cannot break it.
 builds_kernel() {
-	git_t diff --name-only "$1^" "$1" | grep -qvE '^(tools/|Documentation/|MAINTAINERS$)'
+	git_t diff --name-only "$1^" "$1" | grep -qvE "^($NOT_BUILT)(/|\$)"
 }
 
-# build_inputs COMMIT: the top-level entries of COMMIT's tree the kernel
-# build reads (the same paths builds_kernel looks at).
+# build_inputs COMMIT: the top-level entries of COMMIT's tree the kernel build reads.
 build_inputs() {
-	git_t ls-tree "$1" | grep -vE $'\t(tools|Documentation|MAINTAINERS)$'
+	git_t ls-tree "$1" | grep -vE $'\t'"($NOT_BUILT)\$"
 }
 
 bisect_walk() {
