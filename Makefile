@@ -5,9 +5,9 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree kernel kernel-stock rootfs export check check-crash bench bench-mm demo clean-out
+.PHONY: all help deps tree kernel kernel-bench rootfs export check check-crash bench bench-mm demo clean-out
 
-all: kernel kernel-stock rootfs ## the main job: stock vs patched benchmark in the VM, results/<date>-short/report.md
+all: kernel-bench rootfs ## the main job: short interleaved stock vs patched benchmark, results/<date-time>-short/report.md
 	@$(S)/bench.sh short
 
 help: ## list the targets
@@ -19,11 +19,12 @@ deps: ## install host packages from Debian (idempotent; needs root)
 tree: deps ## kernel tree: Debian's linux-source-7.3 (or KERNEL_SRC) + patches/ on a branch
 	@$(S)/tree.sh
 
-kernel: tree ## build the patched kernel (out of tree, ccache)
+kernel: tree ## build the patched kernel of make check (lockdep; out of tree, ccache)
 	@$(S)/kernel.sh patched
 
-kernel-stock: tree ## build unpatched v7.3.4 with the same config
-	@$(S)/kernel.sh stock
+kernel-bench: tree ## build the two bench kernels: stock v7.3.4 and patched, same config, no debug options
+	@$(S)/kernel.sh bench-stock
+	@$(S)/kernel.sh bench-patched
 
 rootfs: deps ## debootstrap the Debian trixie guest root (cached)
 	@$(S)/rootfs.sh
@@ -37,10 +38,10 @@ check: kernel rootfs ## checkpatch, git am, bisect build, W=1/sparse, rst, kself
 check-crash: kernel rootfs ## only the crash-durability test (CRASH_ITERS=20 power-offs)
 	@CHECK_OUT=$(CURDIR)/out/check-crash $(S)/check-crash.sh
 
-bench: kernel kernel-stock rootfs ## the full matrix (files 2x guest RAM, 3 repetitions; about 50 min per kernel under TCG)
+bench: kernel-bench rootfs ## the full matrix, stock and patched interleaved, 5 repetitions (prints its time estimate first)
 	@$(S)/bench.sh full
 
-bench-mm: kernel kernel-stock rootfs ## the page cache part of the full matrix only (local target)
+bench-mm: kernel-bench rootfs ## the page cache part of the full matrix only (local target)
 	@$(S)/bench.sh mm
 
 demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs

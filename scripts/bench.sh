@@ -1,30 +1,69 @@
 #!/usr/bin/env bash
-# make / make bench: run nfsd-io-bench on stock v7.3.4 and on the patched kernel,
-# one after the other in the same VM shape, and write results/<date>/report.md.
+# make / make bench / make bench-mm: a benchmark profile (scripts/bench-profiles.sh) on
+# stock v7.3.4 and on the patched kernel, both built without debug options, booting
+# them in turn (ABBA: stock, patched, patched, stock, ...) so that host load drifts
+# onto both kernels alike. Writes results/<date>-<time>-<profile>/ and its report.md.
 #   bench.sh short|full|mm [RESULTS_DIR]
-# BENCH_REPS=N replaces the profile's number of repetitions.
+# BENCH_REPS=N replaces the profile's number of repetitions (boots per kernel).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/bench-profiles.sh
+. "$(dirname "$0")/bench-profiles.sh"
+
+fmt_min() { printf '%d min' $((($1 + 59) / 60)); }
+
+# new_dir PROFILE: a results directory of its own for every run.
+new_dir() {
+	local base n=1 dir
+	base=$TOP/results/$(date -u +%Y-%m-%d-%H%M)-$1
+	dir=$base
+	while [ -e "$dir" ]; do
+		n=$((n + 1))
+		dir=$base-$n
+	done
+	echo "$dir"
+}
+
+# The kernels of one repetition, in boot order: ABBA over the repetitions.
+order() {
+	if [ $(($1 % 2)) -eq 1 ]; then echo stock patched; else echo patched stock; fi
+}
 
 main() {
-	local profile=${1:-short} dir=${2:-$TOP/results/$(date -u +%Y-%m-%d)-${1:-short}} k
-	case $profile in
-	short) : "${VM_TIMEOUT:=3600}" ;;
-	# Files of twice the guest's RAM need room on the scratch disks (sparse).
-	full | mm) : "${VM_TIMEOUT:=21600}" "${VM_DISK_MB:=12288}" ;;
-	*) die "unknown bench profile '$profile': use short, full or mm" ;;
-	esac
-	# The suite as the branch has it, so that the tree's checkout may change meanwhile.
-	export VM_SRC=$CACHE_DIR/bench-src VM_TIMEOUT VM_DISK_MB
-	rm -rf "$VM_SRC"
-	mkdir -p "$dir" "$VM_SRC"
-	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
+	local prof=${1:-short} dir reps rep k rc start secs total
+	profile "$prof" || die "unknown bench profile '$prof': use short, full or mm"
+	dir=${2:-$(new_dir "$prof")}
+	reps=${BENCH_REPS:-$PROFILE_REPS}
+	[[ $reps =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPS=$reps is not a positive number of repetitions"
 	for k in stock patched; do
-		rm -rf "${dir:?}/$k"
-		step "bench ($profile) on the $k kernel" "$TOP/scripts/vm.sh" "$k" bench.sh "$dir/$k" "$profile" ${BENCH_REPS:+"$BENCH_REPS"}
+		[ -f "$BUILD_DIR/bench-$k/arch/x86/boot/bzImage" ] ||
+			die "no bench-$k kernel: run 'make kernel-bench'"
 	done
-	step "report" "$TOP/scripts/report.sh" "$dir"
-	log "report: $dir/report.md"
+	total=$((reps * ($(boot_seconds stock) + $(boot_seconds patched))))
+	log "plan: profile $prof, $reps repetitions x (stock + patched), ${#PROFILE_RUNS[@]} suite calls per boot;" \
+		"estimated $(fmt_min "$total") (stock boot ~$(fmt_min "$(boot_seconds stock)")," \
+		"patched ~$(fmt_min "$(boot_seconds patched)"))"
+	# The suite as the branch has it, so that the tree's checkout may change meanwhile.
+	export VM_SRC=$CACHE_DIR/bench-src VM_MEM=$PROFILE_MEM VM_DISK_MB=$PROFILE_DISK_MB
+	export VM_TIMEOUT=${VM_TIMEOUT:-$((3 * $(boot_seconds patched) + 300))}
+	rm -rf "$VM_SRC"
+	mkdir -p "$dir/raw" "$VM_SRC"
+	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
+	printf '{"profile":"%s","reps":%d,"mem":"%s","cpus":%d,"accel":"%s","disk":"QEMU NVMe, raw sparse image, cache=none, aio=threads","disk_mb":%d}\n' \
+		"$prof" "$reps" "$VM_MEM" "${VM_CPUS:-2}" "${VM_ACCEL:-tcg}" "$VM_DISK_MB" > "$dir/vm.json"
+	echo "rep,kernel,boot,seconds,status" > "$dir/boots.csv"
+	for ((rep = 1; rep <= reps; rep++)); do
+		for k in $(order "$rep"); do
+			start=$(date +%s)
+			rc=0
+			step "bench $prof, repetition $rep/$reps, $k kernel" \
+				"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$dir/raw/rep$rep-$k" "$prof" || rc=$?
+			secs=$(($(date +%s) - start))
+			echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)")" >> "$dir/boots.csv"
+		done
+	done
+	step "report" python3 "$TOP/scripts/report.py" "$dir"
+	log "report: ${dir#"$TOP"/}/report.md"
 }
 main "$@"

@@ -87,7 +87,7 @@ main() {
 	key=$({ for c in $(base_ref) $(git_t rev-list --reverse "$(base_ref)..$WORK_BRANCH"); do
 			build_inputs "$c"
 		done
-		sha256sum < "$TOP/config/kernel.fragment"; } | sha256sum | cut -c1-16)
+		cat "$TOP/config/kernel.fragment" "$TOP/config/debug.fragment" | sha256sum; } | sha256sum | cut -c1-16)
 	stamp=$STAMPS/build-$key
 	if [ -f "$stamp" ]; then
 		while read -r status rest; do

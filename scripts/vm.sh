@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Boot a kernel from the build cache in a VM (virtme-ng, TCG unless KVM is proven
-# to work) with the guest root, two scratch disks (QEMU cache=none), the kernel
+# to work) with the guest root, two NVMe scratch disks (QEMU cache=none), the kernel
 # tree and build read-only, and a results directory read-write, all under the
 # guest's /srv (an overlay: virtme-ng mounts shared directories only inside one);
 # run one guest script.
 #
 #   vm.sh KERNEL SCRIPT RESULTS_DIR [ARGS...]
-#     KERNEL        patched | stock
+#     KERNEL        patched (make check's, lockdep) | bench-patched | bench-stock
 #     SCRIPT        a script in scripts/guest/
 #     RESULTS_DIR   host directory that the guest sees as /results
 # Environment: VM_ACCEL=tcg|kvm|auto (default tcg), VM_MEM (2G), VM_CPUS (2),
@@ -45,8 +45,11 @@ accel_args() {
 	esac
 }
 
-# disk_args RESULTS_DIR: scratch disks as raw sparse files, attached as virtio-blk
-# with cache=none.
+# disk_args RESULTS_DIR: scratch disks as raw sparse files, attached as QEMU's
+# emulated NVMe with cache=none. NVMe, not virtio-blk: the NVMe driver's
+# dma_alignment of 3 lets NFSD split direct WRITEs as on a real server; virtio-blk's
+# 511 sends nearly all of them to the buffered fallback. The guest finds each disk
+# by its serial number.
 disk_args() {
 	local name opts="" dir
 	dir=$(vm_disk_dir "$1")
@@ -57,7 +60,7 @@ disk_args() {
 			truncate -s "${VM_DISK_MB}M" "$dir/$name.img"
 		fi
 		opts+=" -drive file=$dir/$name.img,if=none,id=$name,format=raw,cache=none,aio=threads"
-		opts+=" -device virtio-blk-pci,drive=$name,serial=$name"
+		opts+=" -device nvme,drive=$name,serial=$name"
 	done
 	echo "$opts"
 }
@@ -67,7 +70,7 @@ main() {
 	local -a extra=()
 	shift 3
 	image=$BUILD_DIR/$kernel/arch/x86/boot/bzImage
-	[ -f "$image" ] || die "no $kernel kernel at $image: run 'make kernel' (or 'make kernel-stock')"
+	[ -f "$image" ] || die "no $kernel kernel at $image: run 'make kernel' (or 'make kernel-bench')"
 	[ -f "$ROOTFS/.harness-rootfs" ] || die "no guest root at $ROOTFS: run 'make rootfs'"
 	[ -x "$TOP/scripts/guest/$script" ] || die "no guest script scripts/guest/$script"
 	command -v vng >/dev/null || die "vng (virtme-ng) is missing: run 'make deps'"

@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# In the VM: measure the limits of the scratch disks, then run nfsd-io-bench on an
-# xfs scratch filesystem exported over loopback.
-#   bench.sh short|full|mm|smoke [REPS]
-# short: the matrix behind the README's numbers (small files, 1 repetition);
-# full:  files of 2x guest RAM, 3 repetitions; mm: the page cache workloads
-# of full on the local target only; smoke: 10 s per target, CI only.
-# REPS replaces the profile's number of repetitions.
+# In the VM: one repetition of a benchmark profile (scripts/bench-profiles.sh) on an
+# xfs scratch filesystem exported over loopback, after measuring the scratch disk's
+# raw O_DIRECT bandwidth and recording what the devices report.
+#   bench.sh short|full|mm    one boot of that profile (the host alternates kernels)
+#   bench.sh smoke            the suite's dry runs and 10 s per target, for make check
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/bench-profiles.sh
+. "$(dirname "$0")/../bench-profiles.sh"
 
 BENCH=$SRC/tools/testing/nfsd-io-bench/run-benchmarks.sh
 MNT=/mnt
 
-# run TARGET ARGS...: one suite run, results in $RESULTS/TARGET.
+# run NAME TARGET ARGS...: one suite run, results in $RESULTS/NAME.
 run() {
-	local target=$1 rc=0
-	shift
-	echo "== $target $*"
-	"$BENCH" -t "$target" -o "$RESULTS/$target" "$@" > "$RESULTS/$target.log" 2>&1 || rc=$?
-	echo "$rc" > "$RESULTS/$target.rc"
+	local name=$1 target=$2 rc=0
+	shift 2
+	echo "== $name: $target $*"
+	"$BENCH" -t "$target" -o "$RESULTS/$name" "$@" > "$RESULTS/$name.log" 2>&1 || rc=$?
+	echo "$rc" > "$RESULTS/$name.rc"
 }
 
 # dry_run TARGET ARGS...: the whole default matrix, printed, nothing run.
@@ -33,11 +33,35 @@ dry_run() {
 # The raw O_DIRECT bandwidth of the second scratch disk: the physical limit.
 limits() {
 	fio --name=odirect --filename="$SCRATCH2" --rw=write --bs=1M --direct=1 \
-		--ioengine=io_uring --iodepth=8 --size="$1" --runtime="$2" --time_based \
+		--ioengine=io_uring --iodepth=8 --size=4G --runtime="$1" --time_based \
 		--output-format=json --output="$RESULTS/limits-odirect.json" >/dev/null
 }
 
-# io_cache_write modes this kernel has: the floors only exist with the series.
+# What the devices tell NFSD: the queue's dma_alignment, and statx(STATX_DIOALIGN)
+# of a file on the filesystem the bench writes to.
+disk_info() {
+	local dev f=$MNT/.dioalign
+	: > "$f"
+	{
+		echo "disk,device,model,dma_alignment,logical_block_size,fs,dio_mem_align,dio_offset_align"
+		for dev in "$SCRATCH1" "$SCRATCH2"; do
+			printf '%s,%s,%s,%s,%s,' "$(tr -d ' ' < "/sys/block/${dev#/dev/}/device/serial")" \
+				"${dev#/dev/}" "$(tr -s ' ' < "/sys/block/${dev#/dev/}/device/model" | sed 's/ *$//')" \
+				"$(cat "/sys/block/${dev#/dev/}/queue/dma_alignment")" \
+				"$(cat "/sys/block/${dev#/dev/}/queue/logical_block_size")"
+			if [ "$dev" = "$SCRATCH1" ]; then
+				xfs_io -c 'statx -r -m 0x2000' "$f" | awk '
+					/^stat.dio_mem_align/ { m = $3 } /^stat.dio_offset_align/ { o = $3 }
+					END { printf "xfs,%s,%s\n", m, o }'
+			else
+				echo "raw (O_DIRECT limit),-,-"
+			fi
+		done
+	} > "$RESULTS/disks.csv"
+	rm -f "$f"
+}
+
+# The modes this kernel's io_cache_write takes, of the ones asked for.
 write_modes() {
 	local knob=/sys/kernel/debug/nfsd/io_cache_write old
 	old=$(cat "$knob")
@@ -45,43 +69,49 @@ write_modes() {
 		echo "$old" > "$knob"
 		echo "$1"
 	else
-		echo "$2"
+		modes_for stock "$1"
 	fi
 }
 
+smoke() {
+	dry_run local -d "$MNT/local"
+	dry_run nfs -e "$MNT/export"
+	dry_run nfsmount -e "$MNT/export"
+	run local local -d "$MNT/local" --smoke -w seq-write -m uncached
+	run nfs nfs -e "$MNT/export" --smoke -w seq-write -m 2
+	run nfsmount nfsmount -e "$MNT/export" --smoke -w split-write -m "$(write_modes 4)"
+}
+
 main() {
-	local -a common
-	local local_wl=seq-write,files32-write,competing-writers,noisy-neighbour
-	local local_modes=buffered,uncached,direct
+	local entry target wls modes rt size i=0
+	local -a where sz
 	guest_setup
 	trap save_dmesg EXIT
 	uname -r > "$RESULTS/uname.txt"
+	{ nproc; awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo; } > "$RESULTS/shape.txt"
 	mkfs.xfs -q -f "$SCRATCH1"
 	mount "$SCRATCH1" "$MNT"
 	mkdir -p "$MNT/export" "$MNT/local"
 	start_nfsd "$MNT/export"
-	case ${1:-} in
-	short) common=(-s 512M -r 20 -n 1); limits 2G 15 ;;
-	full | mm)
-		common=(-r 20 -n "${2:-3}")
-		local_wl=seq-write,parallel-write,files32-write,competing-writers,noisy-neighbour
-		[[ $1 != mm ]] || local_modes=buffered,uncached
-		limits 4G 20
-		;;
-	smoke)
-		dry_run local -d "$MNT/local"
-		dry_run nfs -e "$MNT/export"
-		dry_run nfsmount -e "$MNT/export"
-		run local -d "$MNT/local" --smoke -w seq-write -m uncached
-		run nfs -e "$MNT/export" --smoke -w seq-write -m 2
-		run nfsmount -e "$MNT/export" --smoke -w split-write -m "$(write_modes 4 2)"
+	disk_info
+	if [ "${1:-}" = smoke ]; then
+		smoke
 		return 0
-		;;
-	*) echo "usage: bench.sh short|full|mm|smoke" >&2; return 2 ;;
-	esac
-	run local -d "$MNT/local" "${common[@]}" -w "$local_wl" -m "$local_modes"
-	[[ $1 != mm ]] || return 0
-	run nfs -e "$MNT/export" "${common[@]}" -w seq-write,misaligned-write -m 0,2
-	run nfsmount -e "$MNT/export" -v 3 "${common[@]}" -w split-write -m "$(write_modes 2,3,4 2)"
+	fi
+	profile "${1:-}" || { echo "usage: bench.sh short|full|mm|smoke" >&2; return 2; }
+	limits "$PROFILE_LIMIT_S"
+	for entry in "${PROFILE_RUNS[@]}"; do
+		IFS='|' read -r target wls modes rt size <<<"$entry"
+		i=$((i + 1))
+		if [ "$target" = local ]; then
+			where=(-d "$MNT/local")
+		else
+			where=(-e "$MNT/export")
+			modes=$(write_modes "$modes")
+		fi
+		sz=()
+		[ -z "$size" ] || sz=(-s "$size")
+		run "run$i-$target" "$target" "${where[@]}" "${sz[@]}" -r "$rt" -n 1 -w "$wls" -m "$modes"
+	done
 }
 main "$@"

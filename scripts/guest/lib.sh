@@ -6,9 +6,21 @@ set -euo pipefail
 RESULTS=/srv/results
 SRC=/srv/src
 KBUILD=/srv/kbuild
-# The two scratch disks, in the order vm.sh attaches them.
-SCRATCH1=/dev/vda
-SCRATCH2=/dev/vdb
+
+# disk_by_serial SERIAL: the NVMe namespace whose controller has SERIAL (vm.sh names
+# the scratch disks scratch1 and scratch2; probe order is not guaranteed).
+disk_by_serial() {
+	local ns
+	for ns in /sys/block/nvme*n1; do
+		[ -e "$ns" ] || continue
+		if [ "$(tr -d ' ' < "$ns/device/serial")" = "$1" ]; then
+			echo "/dev/${ns##*/}"
+			return 0
+		fi
+	done
+	echo "no NVMe disk with serial $1: is CONFIG_BLK_DEV_NVME in the kernel?" >&2
+	return 1
+}
 
 guest_setup() {
 	local link
@@ -22,6 +34,8 @@ guest_setup() {
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing
 	# Keep the console quiet; save_dmesg keeps the whole log.
 	dmesg -n 1 || true
+	SCRATCH1=$(disk_by_serial scratch1)
+	SCRATCH2=$(disk_by_serial scratch2)
 }
 
 save_dmesg() {

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2034  # the variables are used by the scripts that source this file
+# The benchmark profiles: what one VM boot of each profile runs. Sourced by the host
+# (scripts/bench.sh: repetitions, VM shape, time estimate) and by the guest
+# (scripts/guest/bench.sh: the runs), so the plan and what runs cannot drift apart.
+#
+# profile NAME sets
+#   PROFILE_REPS     boots per kernel (stock and patched alternate, ABBA)
+#   PROFILE_MEM      guest RAM; the local streaming data sets are twice this
+#   PROFILE_DISK_MB  size of each sparse scratch disk
+#   PROFILE_LIMIT_S  seconds of the raw O_DIRECT measurement of the scratch disk
+#   PROFILE_RUNS     one nfsd-io-bench call per entry: TARGET|WORKLOADS|MODES|RUNTIME|SIZE
+#                    (SIZE empty: the suite's default, 2 x guest RAM). NFS modes 3 and 4
+#                    are dropped on a kernel whose io_cache_write refuses them (stock).
+#   PROFILE_GOALS    the goals (P1..P6) the profile's runs can judge
+
+profile() {
+	PROFILE_MEM=1G
+	PROFILE_DISK_MB=8192
+	PROFILE_LIMIT_S=10
+	case $1 in
+	short)
+		PROFILE_REPS=3
+		PROFILE_RUNS=(
+			"local|seq-write|buffered,uncached,direct|25|"
+			"local|files32-write|buffered,uncached|25|"
+			"local|solo-writer,competing-writers|buffered|25|"
+			"nfs|misaligned-write|2,3,4|15|1G"
+			"nfsmount|split-write|2,3,4|15|1G"
+		)
+		;;
+	full)
+		PROFILE_REPS=5
+		PROFILE_RUNS=(
+			"local|seq-write|buffered,uncached,direct|25|"
+			"local|files32-write,parallel-write|buffered,uncached|25|"
+			"local|solo-writer,competing-writers|buffered|25|"
+			"local|noisy-neighbour|buffered,uncached|20|"
+			"nfs|seq-write|0,1,2|15|1G"
+			"nfs|misaligned-write|2,3,4|15|1G"
+			"nfsmount|split-write|2,3,4|15|1G"
+		)
+		;;
+	mm)
+		PROFILE_REPS=5
+		PROFILE_RUNS=(
+			"local|seq-write|buffered,uncached,direct|25|"
+			"local|files32-write,parallel-write|buffered,uncached|25|"
+			"local|solo-writer,competing-writers|buffered|25|"
+			"local|noisy-neighbour|buffered,uncached|20|"
+		)
+		;;
+	*) return 1 ;;
+	esac
+}
+
+# Seconds one boot is expected to take besides its runs (boot, mkfs, NFS server start,
+# the O_DIRECT limit, power-off), and per run besides its runtime (file removal, cache
+# drop, the sync after the run; the suite's own estimate uses the same 15 s).
+readonly PROFILE_BOOT_S=60
+readonly PROFILE_RUN_OVERHEAD_S=15
+
+# modes_for KERNEL MODES: the modes a kernel runs (stock NFSD has no 3 and 4).
+modes_for() {
+	local m out=()
+	IFS=, read -r -a m <<<"$2"
+	for m in "${m[@]}"; do
+		[[ $1 != stock || ! $m =~ ^[34]$ ]] && out+=("$m")
+	done
+	(IFS=,; echo "${out[*]}")
+}
+
+# boot_seconds KERNEL: the estimated duration of one boot of the loaded profile.
+boot_seconds() {
+	local entry target wls modes rt size n_wl n_mode secs=$((PROFILE_BOOT_S + PROFILE_LIMIT_S))
+	for entry in "${PROFILE_RUNS[@]}"; do
+		IFS='|' read -r target wls modes rt size <<<"$entry"
+		n_wl=$(tr ',' '\n' <<<"$wls" | wc -l)
+		n_mode=$(modes_for "$1" "$modes" | tr ',' '\n' | wc -l)
+		# solo-writer and competing-writers run under one mode only.
+		secs=$((secs + n_wl * n_mode * (rt + PROFILE_RUN_OVERHEAD_S)))
+	done
+	echo "$secs"
+}

@@ -1,0 +1,578 @@
+#!/usr/bin/env python3
+"""Report of an interleaved stock-vs-patched bench run (scripts/bench.sh).
+
+    report.py DIR [--parse PATH/parse-results.sh]
+
+Reads DIR/raw/rep<N>-<kernel>/ (one VM boot each), writes DIR/reps.csv with one
+row per repetition, kernel, run and fio job group, then DIR/report.md and
+DIR/plots/. Without DIR/raw (a committed run) it reports from DIR/reps.csv.
+
+Every cell is the median over the repetitions with the min-max beside it.
+Ratios within one kernel (dontcache / buffered) are taken per boot; ratios
+between kernels pair the stock and patched boots of the same repetition.
+Verdicts use unrounded values and the run-to-run spread of code the series
+does not change (buffered and O_DIRECT writes, the raw disk): a margin smaller
+than that spread is "within noise".
+"""
+
+import csv
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+KERNELS = ("stock", "patched")
+KEY = ("target", "workload", "mode", "job")
+
+# Columns of the per-workload tables: (metric, label, ratio makes sense).
+TABLE_METRICS = [
+    ("write_mbs", "write MB/s"),
+    ("read_mbs", "read MB/s"),
+    ("lat_p99_ms", "p99 ms"),
+    ("lat_p999_ms", "p99.9 ms"),
+    ("peak_dirty_mb", "peak Dirty MB"),
+    ("peak_cached_mb", "peak Cached MB"),
+    ("cpu_s_per_gb", "guest CPU s/GB"),
+    ("nfsd_cpu_s_per_gb", "nfsd CPU s/GB"),
+    ("srv_commit", "srv COMMIT"),
+    ("cli_commit", "cli COMMIT"),
+    ("path_direct", "WRITE direct"),
+    ("path_split", "WRITE split"),
+    ("path_fallback", "WRITE fallback"),
+    ("wb_flushed", "wb flushed"),
+    ("wb_skip_busy", "wb skip busy"),
+    ("wb_skip_guard", "wb skip guard"),
+    ("wb_pressure", "wb pressure"),
+    ("wb_batching", "wb batching"),
+]
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a >= 100:
+        return "%.0f" % v
+    if a >= 10:
+        return "%.1f" % v
+    if a >= 1:
+        return "%.2f" % v
+    return "%.3f" % v
+
+
+def spread(vals):
+    """'median [min-max]' of a list of numbers, or '-'."""
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return "-"
+    med = statistics.median(vals)
+    if len(vals) == 1:
+        return fmt(med)
+    return "%s [%s–%s]" % (fmt(med), fmt(min(vals)), fmt(max(vals)))
+
+
+def median(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+# ---------------------------------------------------------------------------
+# Collecting the rows.
+
+
+def parse_dir(parse, suite_dir):
+    out = subprocess.run([parse, "--reps", suite_dir], check=False,
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return []
+    return list(csv.DictReader(out.stdout.splitlines()))
+
+
+def collect(run_dir, parse):
+    rows, fields = [], None
+    for boot in sorted(glob.glob(os.path.join(run_dir, "raw", "rep*-*"))):
+        m = re.match(r"rep(\d+)-(stock|patched)$", os.path.basename(boot))
+        if not m:
+            continue
+        rep, kernel = int(m.group(1)), m.group(2)
+        limit = os.path.join(boot, "limits-odirect.json")
+        if os.path.exists(limit):
+            try:
+                with open(limit) as f:
+                    bw = json.load(f)["jobs"][0]["write"]["bw_bytes"] / 1e6
+                rows.append({"kernel": kernel, "rep": rep, "target": "disk",
+                             "workload": "raw-odirect", "mode": "direct",
+                             "job": "odirect", "write_mbs": bw})
+            except (ValueError, KeyError, IndexError):
+                pass
+        for suite in sorted(glob.glob(os.path.join(boot, "run*-*"))):
+            if not os.path.isdir(suite):
+                continue
+            target = suite.rsplit("-", 1)[1]
+            for r in parse_dir(parse, suite):
+                fields = fields or list(r.keys())
+                r = dict(r)
+                r.update(kernel=kernel, rep=rep, target=target)
+                rows.append(r)
+    # What the devices reported, once per distinct answer.
+    disks, seen = [], set()
+    for path in sorted(glob.glob(os.path.join(run_dir, "raw", "rep*-*", "disks.csv"))):
+        kernel = os.path.basename(os.path.dirname(path)).split("-", 1)[1]
+        for r in read_csv(path):
+            sig = (kernel,) + tuple(r.values())
+            if sig not in seen:
+                seen.add(sig)
+                disks.append(dict(kernel=kernel, **r))
+    if disks:
+        with open(os.path.join(run_dir, "disks.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(disks[0].keys()))
+            w.writeheader()
+            w.writerows(disks)
+    cols = ["kernel", "rep", "target", "workload", "mode", "job"]
+    cols += [c for c in (fields or ["write_mbs"]) if c not in cols]
+    with open(os.path.join(run_dir, "reps.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore", restval="-")
+        w.writeheader()
+        for r in sorted(rows, key=lambda r: (r["target"], r["workload"], r["mode"],
+                                             r["job"], r["kernel"], int(r["rep"]))):
+            w.writerow(r)
+
+
+def load_rows(run_dir):
+    with open(os.path.join(run_dir, "reps.csv")) as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["rep"] = int(r["rep"])
+    return rows
+
+
+class Data:
+    """Per-repetition values: data[(kernel, target, workload, mode, job)][rep][metric]."""
+
+    def __init__(self, rows):
+        self.v = {}
+        self.reps = sorted({r["rep"] for r in rows})
+        self.keys = []
+        for r in rows:
+            key = tuple(r[k] for k in KEY)
+            if key not in self.keys:
+                self.keys.append(key)
+            self.v.setdefault((r["kernel"],) + key, {})[r["rep"]] = r
+
+    def get(self, kernel, key, metric):
+        """{rep: value} of one metric."""
+        reps = self.v.get((kernel,) + tuple(key), {})
+        return {rep: num(r.get(metric)) for rep, r in reps.items()
+                if num(r.get(metric)) is not None}
+
+    def vals(self, kernel, key, metric):
+        return list(self.get(kernel, key, metric).values())
+
+    def ratio_within(self, kernel, key_a, key_b, metric_a, metric_b=None):
+        """Per boot: value of key_a / value of key_b, same kernel."""
+        a = self.get(kernel, key_a, metric_a)
+        b = self.get(kernel, key_b, metric_b or metric_a)
+        return [a[r] / b[r] for r in a if r in b and b[r]]
+
+    def ratio_paired(self, key, metric):
+        """Per repetition: patched / stock."""
+        s = self.get("stock", key, metric)
+        p = self.get("patched", key, metric)
+        return [p[r] / s[r] for r in p if r in s and s[r]]
+
+
+# ---------------------------------------------------------------------------
+# Verdicts.
+
+UNTOUCHED = [
+    (("local", "seq-write", "buffered", "seq-write"), "buffered streaming write"),
+    (("local", "seq-write", "direct", "seq-write"), "O_DIRECT streaming write"),
+    (("disk", "raw-odirect", "direct", "odirect"), "raw O_DIRECT to the scratch disk"),
+]
+
+
+def noise(d):
+    """Largest (max - min) / median of untouched code over both kernels."""
+    rows, worst = [], 0.0
+    for key, what in UNTOUCHED:
+        for k in KERNELS:
+            v = d.vals(k, key, "write_mbs")
+            if len(v) < 2:
+                continue
+            s = (max(v) - min(v)) / statistics.median(v)
+            worst = max(worst, s)
+            rows.append((what, k, v, s))
+    return worst, rows
+
+
+def judge(value, op, target, band):
+    if value is None:
+        return "not measured"
+    if op == "==":
+        return "met" if value == target else "**not met**"
+    if target and abs(value - target) / abs(target) < band:
+        return "within noise"
+    ok = value >= target if op == ">=" else value <= target
+    return "met" if ok else "**not met**"
+
+
+def vs_stock(s, p, band):
+    """How the patched median compares with the stock median."""
+    ms, mp = median(s), median(p)
+    if ms is None or mp is None or ms == 0:
+        return "-"
+    rel = (mp - ms) / abs(ms)
+    word = "within noise" if abs(rel) < band else ("higher" if rel > 0 else "lower")
+    return "%+.1f%% (%s)" % (100 * rel, word)
+
+
+def goals(d, band, ram_gb):
+    L = "local"
+    seqb = (L, "seq-write", "buffered", "seq-write")
+    sequ = (L, "seq-write", "uncached", "seq-write")
+    seqd = (L, "seq-write", "direct", "seq-write")
+    f32b = (L, "files32-write", "buffered", "files32-write")
+    f32u = (L, "files32-write", "uncached", "files32-write")
+    comp = (L, "competing-writers", "buffered", "buffered-writer")
+    solo = (L, "solo-writer", "buffered", "buffered-writer")
+    m2 = ("nfsmount", "split-write", "mode2", "split-write")
+    m4 = ("nfsmount", "split-write", "mode4", "split-write")
+    mis = ("nfs", "misaligned-write", "mode2", "misaligned-write")
+
+    def big_enough(*keys):
+        """P1-P3 need writeback during the run: every run wrote >= 2x guest RAM."""
+        w = [x for k in keys for kern in KERNELS for x in d.vals(kern, k, "write_gb")]
+        if not w or ram_gb is None:
+            return None
+        return min(w) >= 2 * ram_gb, min(w)
+
+    out = []
+
+    def goal(name, what, s, p, op, target, sized=None, band_override=None, cross=False):
+        verdict = judge(median(p), op, target, band if band_override is None else band_override)
+        if sized is not None:
+            ok, least = sized
+            if not ok:
+                verdict = "cannot judge (a run wrote %.2f GB < 2x RAM)" % least
+        cmp = "-" if cross else vs_stock(s, p, band)
+        out.append((name, what, spread(s) if not cross else "-", spread(p), cmp,
+                    "%s %s" % (op, fmt(target)) if op != "==" else "= %s" % fmt(target),
+                    verdict))
+
+    s1 = big_enough(seqb, sequ)
+    goal("P1", "dontcache / buffered streaming write (per boot)",
+         d.ratio_within("stock", sequ, seqb, "write_mbs"),
+         d.ratio_within("patched", sequ, seqb, "write_mbs"), ">=", 0.95, s1)
+    goal("P1", "peak Cached, dontcache / buffered",
+         d.ratio_within("stock", sequ, seqb, "peak_cached_mb"),
+         d.ratio_within("patched", sequ, seqb, "peak_cached_mb"), "<=", 0.10, s1)
+    goal("P2", "32 files, dontcache / buffered",
+         d.ratio_within("stock", f32u, f32b, "write_mbs"),
+         d.ratio_within("patched", f32u, f32b, "write_mbs"), ">=", 0.95, big_enough(f32b, f32u))
+    goal("P3", "buffered writer beside a dontcache writer / the same writer alone",
+         d.ratio_within("stock", comp, solo, "write_mbs"),
+         d.ratio_within("patched", comp, solo, "write_mbs"), ">=", 0.90, big_enough(comp, solo))
+    goal("P4", "client COMMITs, split-write in mode 4 (stock: mode 2)",
+         d.vals("stock", m2, "cli_commit"), d.vals("patched", m4, "cli_commit"), "==", 0)
+    goal("P4", "nfsd CPU per GB, mode 4 / mode 2 (split-write)",
+         [], d.ratio_within("patched", m4, m2, "nfsd_cpu_s_per_gb"), "<=", 0.75)
+    goal("P5", "misaligned 47008-byte WRITEs, mode 2, patched / stock (paired)",
+         [], d.ratio_paired(mis, "write_mbs"), ">=", 2.0, cross=True)
+    p6 = "cannot judge (noise %.1f%% > the 3%% band)" % (100 * band) if band > 0.03 else None
+    for key, what in ((seqb, "buffered"), (seqd, "O_DIRECT")):
+        r = d.ratio_paired(key, "write_mbs")
+        if p6 and r:
+            verdict = p6
+        elif not r:
+            verdict = "not measured"
+        else:
+            verdict = "met" if abs(median(r) - 1) <= 0.03 else "**not met**"
+        out.append(("P6", "%s streaming write, patched / stock (paired)" % what, "-",
+                    spread(r), "-", "1 ± 0.03", verdict))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Writing the report.
+
+
+def md_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return lines
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def read_csv(path):
+    try:
+        with open(path) as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+
+
+def shape(run_dir):
+    vm = read_json(os.path.join(run_dir, "vm.json")) or {}
+    kernels, mem, cpus = set(), set(), set()
+    for boot in glob.glob(os.path.join(run_dir, "raw", "rep*-*")):
+        try:
+            with open(os.path.join(boot, "uname.txt")) as f:
+                kernels.add(f.read().strip())
+            with open(os.path.join(boot, "shape.txt")) as f:
+                c, m = f.read().split()
+                cpus.add(c)
+                mem.add(int(m))
+        except (OSError, ValueError):
+            pass
+    saved = os.path.join(run_dir, "guest.json")
+    if kernels:
+        with open(saved, "w") as f:
+            json.dump({"kernels": sorted(kernels), "memtotal_kb": sorted(mem),
+                       "cpus": sorted(cpus)}, f)
+    return vm, read_json(saved) or {}
+
+
+def suite_meta(run_dir):
+    """Sizes and runtimes per target/workload from the suite's meta.json files."""
+    seen = {}
+    for meta in glob.glob(os.path.join(run_dir, "raw", "rep*-*", "run*-*", "meta.json")):
+        m = read_json(meta) or {}
+        for wl in m.get("workloads", []):
+            seen[(m.get("target"), wl)] = (m.get("size_bytes"), m.get("runtime_s"),
+                                           m.get("filesystem"), m.get("nfsd_threads"),
+                                           m.get("vm_dirty"))
+    saved = os.path.join(run_dir, "runs.json")
+    if seen:
+        with open(saved, "w") as f:
+            json.dump([{"target": t, "workload": w, "size_bytes": v[0], "runtime_s": v[1],
+                        "filesystem": v[2], "nfsd_threads": v[3], "vm_dirty": v[4]}
+                       for (t, w), v in sorted(seen.items())], f, indent=1)
+    return read_json(saved) or []
+
+
+def plot(run_dir, d, target, workload, metric, label):
+    """Bars of stock and patched, median with min-max error bars, per mode and job."""
+    keys = [k for k in d.keys if k[0] == target and k[1] == workload]
+    lines = []
+    for k in keys:
+        cells = []
+        for kern in KERNELS:
+            v = d.vals(kern, k, metric)
+            cells += [median(v), min(v), max(v)] if v else [None] * 3
+        if all(c is None for c in cells):
+            continue
+        name = k[2] if k[3] in (workload, "-") else "%s %s" % (k[2], k[3])
+        lines.append("\t".join([name] + ["-" if c is None else repr(c) for c in cells]))
+    if not lines:
+        return None
+    pdir = os.path.join(run_dir, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    base = "%s-%s-%s" % (target, workload, metric)
+    with open(os.path.join(pdir, base + ".tsv"), "w") as f:
+        f.write("# label\tstock median\tmin\tmax\tpatched median\tmin\tmax\n")
+        f.write("\n".join(lines) + "\n")
+    script = "\n".join([
+        "set terminal pngcairo size 900,480 noenhanced",
+        "set output '%s.png'" % base,
+        "set title '%s %s: %s (median, bars min-max over %d repetitions)'"
+        % (target, workload, label, len(d.reps)),
+        "set datafile separator tab",
+        "set datafile missing '-'",
+        "set style data histograms",
+        "set style histogram errorbars gap 2 lw 1.5",
+        "set style fill solid 0.7 border -1",
+        "set ylabel '%s'" % label,
+        "set yrange [0:*]",
+        "set grid ytics",
+        "set key outside top center horizontal",
+        "plot '%s.tsv' using 2:3:4:xtic(1) title 'stock v7.3.4' lc rgb '#8c8c8c', "
+        "'' using 5:6:7 title 'patched' lc rgb '#1f77b4'" % base,
+    ])
+    r = subprocess.run(["gnuplot"], input=script, text=True, cwd=pdir,
+                       capture_output=True, check=False)
+    return "plots/%s.png" % base if r.returncode == 0 else None
+
+
+def report(run_dir):
+    rows = load_rows(run_dir)
+    d = Data(rows)
+    vm, guest = shape(run_dir)
+    metas = suite_meta(run_dir)
+    boots = read_csv(os.path.join(run_dir, "boots.csv"))
+    mem_kb = (guest.get("memtotal_kb") or [None])[0]
+    ram_gb = mem_kb * 1024 / 1e9 if mem_kb else None
+    band, noise_rows = noise(d)
+    out = ["# nfsd-io-bench: stock v7.3.4 vs the series, interleaved", ""]
+    name = os.path.basename(os.path.abspath(run_dir))
+    out += ["Run `%s`, profile `%s`: %d repetitions; each repetition boots both kernels, "
+            "in the order stock, patched in odd repetitions and patched, stock in even ones "
+            "(ABBA), so that drifting host load falls on both kernels alike."
+            % (name, vm.get("profile", "?"), len(d.reps)), ""]
+    out += ["VM: QEMU %s, %s vCPUs, %s RAM (the guest sees %s MiB), "
+            "scratch disks: %s. Kernels: %s, built from the same config "
+            "without debug options (no lockdep). NFS server and client share the guest "
+            "(127.0.0.1): guest CPU includes both; nfsd CPU is the server's threads alone. "
+            "Under TCG buffered I/O is CPU-bound: compare the kernels and modes with each "
+            "other, not with real hardware."
+            % ("TCG (no KVM)" if vm.get("accel", "tcg") == "tcg" else vm.get("accel"),
+               vm.get("cpus", "?"), vm.get("mem", "?"),
+               mem_kb // 1024 if mem_kb else "?", vm.get("disk", "?"),
+               ", ".join(guest.get("kernels", [])) or "?"), ""]
+    if metas:
+        out += ["Data sets and runtimes: " + "; ".join(
+            "%s %s %s MiB for %s s" % (m["target"], m["workload"],
+                                       (m["size_bytes"] or 0) >> 20, m["runtime_s"])
+            for m in metas) + ". Runs are time-based: the `written GB` column says how "
+            "much each wrote.", ""]
+        dirty = next((m["vm_dirty"] for m in metas if m.get("vm_dirty")), None)
+        if dirty:
+            out += ["Guest settings: " + ", ".join("vm.%s=%s" % kv for kv in sorted(dirty.items()))
+                    + "; filesystem %s; nfsd threads %s."
+                    % (next((m["filesystem"] for m in metas if m.get("filesystem")), "?"),
+                       next((m["nfsd_threads"] for m in metas if m.get("nfsd_threads")), "?")),
+                    ""]
+
+    out += ["## Boots", ""]
+    failed = [b for b in boots if b.get("status") != "ok"]
+    out += md_table(["rep", "kernel", "order", "seconds", "status"],
+                    [(b["rep"], b["kernel"], b["boot"], b["seconds"], b["status"]) for b in boots])
+    out += ["", "Failed boots: " + (", ".join("rep %s %s" % (b["rep"], b["kernel"])
+                                              for b in failed) or "none") + ".", ""]
+    missing = []
+    for key in d.keys:
+        for k in KERNELS:
+            got = set(d.get(k, key, "write_mbs") or d.get(k, key, "read_mbs"))
+            lost = [r for r in d.reps if r not in got]
+            if lost and (k == "patched" or not re.match(r"mode[34]$", key[2])):
+                missing.append("%s %s %s %s (%s): rep %s" % (key + (k, ",".join(map(str, lost)))))
+    out += ["Runs without a result (left out of the medians): " +
+            ("; ".join(missing) if missing else "none") + ".", ""]
+
+    disks = read_csv(os.path.join(run_dir, "disks.csv"))
+    if disks:
+        out += ["## Devices, as the guest sees them", ""]
+        out += md_table(list(disks[0].keys()), [list(r.values()) for r in disks])
+        out += ["", "NFSD can split a WRITE into O_DIRECT and buffered parts only when the "
+                "payload's offset in the receive buffer (4-byte aligned) meets dio_mem_align: "
+                "NVMe's dma_alignment 3 allows it, virtio-blk's 511 does not.", ""]
+
+    out += ["## Noise: code the series does not change", ""]
+    out += md_table(["what", "kernel", "MB/s median [min–max]", "spread (max-min)/median"],
+                    [(w, k, spread(v), "%.1f%%" % (100 * s)) for w, k, v, s in noise_rows])
+    out += ["", "Noise band: **%.1f%%**, the largest spread above. A patched-stock difference, "
+            "or a goal's margin, smaller than this is *within noise*." % (100 * band), ""]
+
+    out += ["## Goals", ""]
+    out += md_table(["goal", "what", "stock", "patched", "patched vs stock", "target", "verdict"],
+                    goals(d, band, ram_gb))
+    out += ["", "Values are medians [min–max] over the repetitions of per-boot ratios "
+            "(within one kernel) or of patched/stock ratios of the same repetition. "
+            "P1–P3 are judged only when every run they use wrote at least twice the guest's "
+            "RAM, so that writeback and reclaim happen during the run.", ""]
+
+    nfs_keys = [k for k in d.keys if k[0] in ("nfs", "nfsmount")
+                and re.match(r"mode[234]$", k[2])]
+    if nfs_keys:
+        out += ["## How NFSD wrote the WRITEs of its direct modes", ""]
+        prow = []
+        for k in nfs_keys:
+            for kern in KERNELS:
+                dv = d.get(kern, k, "path_direct")
+                sv = d.get(kern, k, "path_split")
+                fv = d.get(kern, k, "path_fallback")
+                if not (dv or sv or fv):
+                    continue
+                share = [sv.get(r, 0) / t for r in d.reps
+                         for t in [dv.get(r, 0) + sv.get(r, 0) + fv.get(r, 0)] if t]
+                prow.append((k[0], k[1], k[2], kern, spread(list(dv.values())),
+                             spread(list(sv.values())), spread(list(fv.values())),
+                             spread([100 * s for s in share])))
+        out += md_table(["target", "workload", "mode", "kernel", "direct", "split",
+                         "fallback", "split %"], prow)
+        out += ["", "Per WRITE (xid), from the tracepoints nfsd_write_direct and "
+                "nfsd_write_vector: *direct* only O_DIRECT, *split* O_DIRECT plus buffered "
+                "ends, *fallback* wholly buffered. Target: ≥ 90% split for split-write and "
+                "misaligned-write.", ""]
+
+    out += ["## All results", "",
+            "Each cell: median [min–max] over the repetitions; `p/s` is the median [min–max] "
+            "of the per-repetition patched/stock ratios.", ""]
+    plots = []
+    by_wl = []
+    for k in d.keys:
+        if (k[0], k[1]) not in by_wl:
+            by_wl.append((k[0], k[1]))
+    for target, wl in by_wl:
+        keys = [k for k in d.keys if k[0] == target and k[1] == wl]
+        trows = []
+        for metric, label in TABLE_METRICS:
+            for k in keys:
+                s, p = d.vals("stock", k, metric), d.vals("patched", k, metric)
+                if not s and not p:
+                    continue
+                r = d.ratio_paired(k, metric)
+                trows.append((label, k[2], k[3], spread(s), spread(p), spread(r)))
+        if not trows:
+            continue
+        out += ["### %s: %s" % (target, wl), ""]
+        out += md_table(["metric", "mode", "job", "stock", "patched", "p/s"], trows)
+        out += [""]
+        for metric, label in (("write_mbs", "write MB/s"), ("lat_p99_ms", "p99 latency ms")):
+            png = plot(run_dir, d, target, wl, metric, label)
+            if png:
+                plots.append(png)
+                if metric == "write_mbs":
+                    out += ["![%s %s](%s)" % (target, wl, png), ""]
+    with open(os.path.join(run_dir, "report.md"), "w") as f:
+        f.write("\n".join(out).replace("\n\n\n", "\n\n"))
+    # The goals, for the terminal.
+    start = out.index("## Goals")
+    print("\n".join(out[start:start + 14]))
+
+
+def main():
+    args = sys.argv[1:]
+    parse = None
+    if "--parse" in args:
+        i = args.index("--parse")
+        parse = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 1:
+        sys.exit("usage: report.py DIR [--parse parse-results.sh]")
+    run_dir = args[0]
+    if os.path.isdir(os.path.join(run_dir, "raw")):
+        cache = os.environ.get("CACHE_DIR", "/var/cache/dontcache-series")
+        for cand in (parse,
+                     os.path.join(cache, "bench-src/tools/testing/nfsd-io-bench/parse-results.sh"),
+                     os.path.join(cache, "linux/tools/testing/nfsd-io-bench/parse-results.sh")):
+            if cand and os.access(cand, os.X_OK):
+                parse = cand
+                break
+        else:
+            sys.exit("error: no parse-results.sh: run 'make tree' (the suite is part of the series)")
+        collect(run_dir, parse)
+    elif not os.path.exists(os.path.join(run_dir, "reps.csv")):
+        sys.exit("error: %s has neither raw/ nor reps.csv: is it a bench results directory?" % run_dir)
+    report(run_dir)
+
+
+if __name__ == "__main__":
+    main()
