@@ -22,31 +22,28 @@ profile() {
 	short)
 		PROFILE_REPS=3
 		PROFILE_RUNS=(
-			"local|seq-write|buffered,uncached,direct|25|"
-			"local|files32-write|buffered,uncached|25|"
-			"local|solo-writer,competing-writers|buffered|25|"
-			"nfs|misaligned-write|2,3,4|15|1G"
-			"nfsmount|split-write|2,3,4|15|1G"
+			"local|seq-write|buffered,uncached,direct|20|"
+			"local|files32-write|buffered,uncached|20|"
+			"nfs|misaligned-write|2,3,4|10|1G"
+			"nfsmount|split-write|2,3,4|10|1G"
 		)
 		;;
 	full)
 		PROFILE_REPS=5
 		PROFILE_RUNS=(
-			"local|seq-write|buffered,uncached,direct|25|"
-			"local|files32-write,parallel-write|buffered,uncached|25|"
-			"local|solo-writer,competing-writers|buffered|25|"
-			"local|noisy-neighbour|buffered,uncached|20|"
-			"nfs|seq-write|0,1,2|15|1G"
-			"nfs|misaligned-write|2,3,4|15|1G"
-			"nfsmount|split-write|2,3,4|15|1G"
+			"local|seq-write|buffered,uncached,direct|20|"
+			"local|files32-write|buffered,uncached|20|"
+			"local|solo-writer,competing-writers|buffered|20|"
+			"nfs|misaligned-write|2,3,4|10|1G"
+			"nfsmount|split-write|2,3,4|10|1G"
 		)
 		;;
 	mm)
 		PROFILE_REPS=5
 		PROFILE_RUNS=(
-			"local|seq-write|buffered,uncached,direct|25|"
-			"local|files32-write,parallel-write|buffered,uncached|25|"
-			"local|solo-writer,competing-writers|buffered|25|"
+			"local|seq-write|buffered,uncached,direct|20|"
+			"local|files32-write,parallel-write|buffered,uncached|20|"
+			"local|solo-writer,competing-writers|buffered|20|"
 			"local|noisy-neighbour|buffered,uncached|20|"
 		)
 		;;
@@ -57,7 +54,7 @@ profile() {
 # Seconds one boot is expected to take besides its runs (boot, mkfs, NFS server start,
 # the O_DIRECT limit, power-off), and per run besides its runtime (file removal, cache
 # drop, the sync after the run; the suite's own estimate uses the same 15 s).
-readonly PROFILE_BOOT_S=60
+readonly PROFILE_BOOT_S=70
 readonly PROFILE_RUN_OVERHEAD_S=15
 
 # modes_for KERNEL MODES: the modes a kernel runs (stock NFSD has no 3 and 4).

@@ -50,8 +50,7 @@ main() {
 	rm -rf "$VM_SRC"
 	mkdir -p "$dir/raw" "$VM_SRC"
 	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
-	printf '{"profile":"%s","reps":%d,"mem":"%s","cpus":%d,"accel":"%s","disk":"QEMU NVMe, raw sparse image, cache=none, aio=threads","disk_mb":%d}\n' \
-		"$prof" "$reps" "$VM_MEM" "${VM_CPUS:-2}" "${VM_ACCEL:-tcg}" "$VM_DISK_MB" > "$dir/vm.json"
+	printf '{"profile":"%s","reps":%d}\n' "$prof" "$reps" > "$dir/bench.json"
 	echo "rep,kernel,boot,seconds,status" > "$dir/boots.csv"
 	for ((rep = 1; rep <= reps; rep++)); do
 		for k in $(order "$rep"); do
@@ -60,6 +59,8 @@ main() {
 			step "bench $prof, repetition $rep/$reps, $k kernel" \
 				"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$dir/raw/rep$rep-$k" "$prof" || rc=$?
 			secs=$(($(date +%s) - start))
+			# Each boot has scratch disks of its own; they are not needed afterwards.
+			rm -rf "$(vm_disk_dir "$dir/raw/rep$rep-$k")"
 			echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)")" >> "$dir/boots.csv"
 		done
 	done

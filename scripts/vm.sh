@@ -79,6 +79,9 @@ main() {
 	accel=$(accel_args "$image")
 	[ -z "$accel" ] || extra+=("$accel")
 	qemu_opts=$(disk_args "$results")
+	# The shape this boot really has, for reports.
+	printf '{"mem":"%s","cpus":%s,"accel":"%s","disk":"QEMU NVMe (-device nvme), raw sparse image of %s MiB, cache=none, aio=threads","kernel_build":"%s"}\n' \
+		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "$VM_DISK_MB" "$kernel" > "$results/vm.json"
 
 	timeout --foreground -k 30 "$VM_TIMEOUT" \
 		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root \

@@ -41,6 +41,7 @@ limits() {
 # of a file on the filesystem the bench writes to.
 disk_info() {
 	local dev f=$MNT/.dioalign
+	gcc -O2 -o /tmp/dioalign "$(dirname "$0")/dioalign.c"
 	: > "$f"
 	{
 		echo "disk,device,model,dma_alignment,logical_block_size,fs,dio_mem_align,dio_offset_align"
@@ -50,9 +51,7 @@ disk_info() {
 				"$(cat "/sys/block/${dev#/dev/}/queue/dma_alignment")" \
 				"$(cat "/sys/block/${dev#/dev/}/queue/logical_block_size")"
 			if [ "$dev" = "$SCRATCH1" ]; then
-				xfs_io -c 'statx -r -m 0x2000' "$f" | awk '
-					/^stat.dio_mem_align/ { m = $3 } /^stat.dio_offset_align/ { o = $3 }
-					END { printf "xfs,%s,%s\n", m, o }'
+				echo "xfs,$(/tmp/dioalign "$f")"
 			else
 				echo "raw (O_DIRECT limit),-,-"
 			fi
@@ -99,6 +98,7 @@ main() {
 		return 0
 	fi
 	profile "${1:-}" || { echo "usage: bench.sh short|full|mm|smoke" >&2; return 2; }
+	pin_tools fio jq
 	limits "$PROFILE_LIMIT_S"
 	for entry in "${PROFILE_RUNS[@]}"; do
 		IFS='|' read -r target wls modes rt size <<<"$entry"
