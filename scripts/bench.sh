@@ -11,6 +11,21 @@ set -euo pipefail
 # shellcheck source=scripts/bench-profiles.sh
 . "$(dirname "$0")/bench-profiles.sh"
 
+# Wait (up to 3 minutes) until the host's disk has been quiet for 10 s, so that
+# earlier deletions (discards) or builds do not slow the first boot.
+wait_host_io_idle() {
+	local i quiet=0
+	sync
+	for ((i = 0; i < 180 && quiet < 10; i++)); do
+		if awk '/^some/ { split($2, a, "="); exit !(a[2] < 1) }' /proc/pressure/io 2>/dev/null; then
+			quiet=$((quiet + 1))
+		else
+			quiet=0
+		fi
+		sleep 1
+	done
+}
+
 fmt_min() { printf '%d min' $((($1 + 59) / 60)); }
 
 # new_dir PROFILE: a results directory of its own for every run.
@@ -44,6 +59,15 @@ main() {
 	log "plan: profile $prof, $reps repetitions x (stock + patched), ${#PROFILE_RUNS[@]} suite calls per boot;" \
 		"estimated $(fmt_min "$total") (stock boot ~$(fmt_min "$(boot_seconds stock)")," \
 		"patched ~$(fmt_min "$(boot_seconds patched)"))"
+	# One pair of scratch disk images for all boots of the run (each boot makes a new
+	# filesystem on it). Deleting multi-GB images between boots let the host, whose ext4
+	# discards freed blocks, stall the next boot's disk I/O for minutes: O_DIRECT fell from
+	# 900 to 13 MB/s in one boot of an aborted run.
+	export VM_DISK_DIR VM_FRESH_DISKS=0
+	VM_DISK_DIR=$(vm_disk_dir "$dir")
+	rm -rf "$VM_DISK_DIR"
+	defer "rm -rf '$VM_DISK_DIR'"
+	wait_host_io_idle
 	# The suite as the branch has it, so that the tree's checkout may change meanwhile.
 	export VM_SRC=$CACHE_DIR/bench-src VM_MEM=$PROFILE_MEM VM_DISK_MB=$PROFILE_DISK_MB
 	export VM_TIMEOUT=${VM_TIMEOUT:-$((3 * $(boot_seconds patched) + 300))}
@@ -59,8 +83,6 @@ main() {
 			step "bench $prof, repetition $rep/$reps, $k kernel" \
 				"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$dir/raw/rep$rep-$k" "$prof" || rc=$?
 			secs=$(($(date +%s) - start))
-			# Each boot has scratch disks of its own; they are not needed afterwards.
-			rm -rf "$(vm_disk_dir "$dir/raw/rep$rep-$k")"
 			echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)")" >> "$dir/boots.csv"
 		done
 	done

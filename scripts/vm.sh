@@ -11,6 +11,7 @@
 #     RESULTS_DIR   host directory that the guest sees as /results
 # Environment: VM_ACCEL=tcg|kvm|auto (default tcg), VM_MEM (2G), VM_CPUS (2),
 #              VM_TIMEOUT seconds (1800), VM_DISK_MB (3072), VM_FRESH_DISKS=1 (0 keeps them),
+#              VM_DISK_DIR: where the scratch disk images are (default: one per RESULTS_DIR),
 #              VM_EXPECT_KILL=1 when the caller will kill the VM,
 #              VM_SRC: what the guest sees as the kernel tree (default: the tree).
 set -euo pipefail
@@ -52,7 +53,7 @@ accel_args() {
 # by its serial number.
 disk_args() {
 	local name opts="" dir
-	dir=$(vm_disk_dir "$1")
+	dir=${VM_DISK_DIR:-$(vm_disk_dir "$1")}
 	mkdir -p "$dir"
 	for name in scratch1 scratch2; do
 		if [ "${VM_FRESH_DISKS:-1}" = 1 ] || [ ! -f "$dir/$name.img" ]; then
@@ -83,8 +84,12 @@ main() {
 	printf '{"mem":"%s","cpus":%s,"accel":"%s","disk":"QEMU NVMe (-device nvme), raw sparse image of %s MiB, cache=none, aio=threads","kernel_build":"%s"}\n' \
 		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "$VM_DISK_MB" "$kernel" > "$results/vm.json"
 
+	# noirqdebug: without CONFIG_PCI_MSI the NVMe disks share a legacy INTx line with
+	# virtio devices; under TCG the kernel then sees it as unhandled ("irq 23: nobody
+	# cared"), disables it, and every NVMe completion waits for the 100 ms spurious-IRQ
+	# poll. That slowed whichever runs came after it by up to 200x.
 	timeout --foreground -k 30 "$VM_TIMEOUT" \
-		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root \
+		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root --append noirqdebug \
 		-m "$VM_MEM" -p "$VM_CPUS" --verbose \
 		--overlay-rwdir /srv --rodir /srv/src="${VM_SRC:-$TREE}" \
 		--rodir /srv/kbuild="$BUILD_DIR/$kernel" --rodir /srv/harness="$TOP/scripts" \
