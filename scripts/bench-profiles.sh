@@ -11,7 +11,8 @@
 #   PROFILE_LIMIT_S  seconds of the raw O_DIRECT measurement of the scratch disk
 #   PROFILE_RUNS     one nfsd-io-bench call per entry: TARGET|WORKLOADS|MODES|RUNTIME|SIZE
 #                    (SIZE empty: the suite's default, 2 x guest RAM). NFS modes 3 and 4
-#                    are dropped on a kernel whose io_cache_write refuses them (stock).
+#                    are dropped on a kernel whose io_cache_write refuses them (stock),
+#                    modes N+FLOOR on a kernel without io_stable_floor.
 #   PROFILE_GOALS    the goals (P1..P6) the profile's runs can judge
 
 profile() {
@@ -47,6 +48,17 @@ profile() {
 			"local|noisy-neighbour|buffered,uncached|20|"
 		)
 		;;
+	nfsd)
+		# The NFSD WRITE floors: split WRITEs under a floor (flushes per WRITE),
+		# misaligned raw WRITEs, and buffered I/O with io_stable_floor against
+		# a sync export's UNSTABLE WRITEs + COMMITs (kernel client).
+		PROFILE_REPS=3
+		PROFILE_RUNS=(
+			"nfsmount|split-write|2,3,4|10|1G"
+			"nfs|misaligned-write|3,4|10|1G"
+			"nfsmount|seq-write|0,0+file_sync|10|1G"
+		)
+		;;
 	*) return 1 ;;
 	esac
 }
@@ -57,12 +69,13 @@ profile() {
 readonly PROFILE_BOOT_S=70
 readonly PROFILE_RUN_OVERHEAD_S=15
 
-# modes_for KERNEL MODES: the modes a kernel runs (stock NFSD has no 3 and 4).
+# modes_for KERNEL MODES: the modes a kernel runs (stock NFSD has neither
+# io_cache_write 3 and 4 nor io_stable_floor).
 modes_for() {
 	local m out=()
 	IFS=, read -r -a m <<<"$2"
 	for m in "${m[@]}"; do
-		[[ $1 != stock || ! $m =~ ^[34]$ ]] && out+=("$m")
+		[[ $1 = stock && ( $m =~ ^[34] || $m == *+* ) ]] || out+=("$m")
 	done
 	(IFS=,; echo "${out[*]}")
 }

@@ -3,8 +3,10 @@
 # stock v7.3.4 and on the patched kernel, both built without debug options, booting
 # them in turn (ABBA: stock, patched, patched, stock, ...) so that host load drifts
 # onto both kernels alike. Writes results/<date>-<time>-<profile>/ and its report.md.
-#   bench.sh short|full|mm [RESULTS_DIR]
+#   bench.sh short|full|mm|nfsd [RESULTS_DIR]
 # BENCH_REPS=N replaces the profile's number of repetitions (boots per kernel).
+# BENCH_BASE=NAME boots $BUILD_DIR/bench-NAME instead of bench-stock in the base slot,
+# e.g. a build of an earlier version of the series (the report names it).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -47,13 +49,14 @@ order() {
 
 main() {
 	local prof=${1:-short} dir reps rep k rc start secs total
-	profile "$prof" || die "unknown bench profile '$prof': use short, full or mm"
+	profile "$prof" || die "unknown bench profile '$prof': use short, full, mm or nfsd"
+	local base=${BENCH_BASE:-stock}
 	dir=${2:-$(new_dir "$prof")}
 	reps=${BENCH_REPS:-$PROFILE_REPS}
 	[[ $reps =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPS=$reps is not a positive number of repetitions"
-	for k in stock patched; do
+	for k in "$base" patched; do
 		[ -f "$BUILD_DIR/bench-$k/arch/x86/boot/bzImage" ] ||
-			die "no bench-$k kernel: run 'make kernel-bench'"
+			die "no bench-$k kernel in $BUILD_DIR: run 'make kernel-bench' (or fix BENCH_BASE)"
 	done
 	total=$((reps * ($(boot_seconds stock) + $(boot_seconds patched))))
 	log "plan: profile $prof, $reps repetitions x (stock + patched), ${#PROFILE_RUNS[@]} suite calls per boot;" \
@@ -74,14 +77,15 @@ main() {
 	rm -rf "$VM_SRC"
 	mkdir -p "$dir/raw" "$VM_SRC"
 	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
-	printf '{"profile":"%s","reps":%d}\n' "$prof" "$reps" > "$dir/bench.json"
+	printf '{"profile":"%s","reps":%d,"base":"%s"}\n' "$prof" "$reps" "$base" > "$dir/bench.json"
 	echo "rep,kernel,boot,seconds,status" > "$dir/boots.csv"
 	for ((rep = 1; rep <= reps; rep++)); do
 		for k in $(order "$rep"); do
 			start=$(date +%s)
 			rc=0
 			step "bench $prof, repetition $rep/$reps, $k kernel" \
-				"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$dir/raw/rep$rep-$k" "$prof" || rc=$?
+				"$TOP/scripts/vm.sh" "bench-$([ "$k" = stock ] && echo "$base" || echo "$k")" \
+				bench.sh "$dir/raw/rep$rep-$k" "$prof" || rc=$?
 			secs=$(($(date +%s) - start))
 			echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)")" >> "$dir/boots.csv"
 		done

@@ -1,10 +1,29 @@
 #!/usr/bin/env bash
 # make check-crash: does a WRITE reply's stable_how survive a crash of the server?
 # Each iteration boots the patched kernel on the same scratch disk, streams NFS
-# WRITEs (tools/testing/selftests/dontcache/nfsd_crash) and is killed (QEMU SIGKILL,
-# no shutdown) at a random moment; the next boot verifies that every WRITE replied
-# DATA_SYNC/FILE_SYNC, or covered by a COMMIT, is on disk with the file size to match.
-# Iterations rotate over: mode 3 + client UNSTABLE, mode 4 + UNSTABLE, mode 0 + FILE_SYNC.
+# WRITEs to a file of its own (tools/testing/selftests/dontcache/nfsd_crash: 48
+# records of 200000 bytes, then overwrites of them with new data, pass after pass)
+# and is killed (QEMU SIGKILL, no shutdown) 2-8 s after its first WRITE reply. The
+# next boot verifies that every WRITE replied DATA_SYNC/FILE_SYNC, covered by a
+# COMMIT, or returned by the kernel client's O_DIRECT write(), is on disk (each
+# record: its last durable data, or in whole 512-byte blocks that of a later WRITE
+# that was never made durable), that the file is long enough for them, and that its
+# mtime is no older than the last FILE_SYNC reply said.
+#
+# Plans (io_cache_write mode, protocol, client stable_how, export), in rotation:
+#   1 negative control: mode 0, v3, FILE_SYNC, async export
+#   2 mode 3, v3, UNSTABLE     3 mode 4, v4 kernel client     4 mode 0, v3, FILE_SYNC
+#   5 mode 4, v3, UNSTABLE     6 mode 0, v4 kernel client     (all on a sync export)
+# The negative control comes first, so that any CRASH_ITERS >= 1 runs it, and then
+# every 6th iteration: 4 of CRASH_ITERS=20. It counts toward CRASH_ITERS: the run
+# still boots CRASH_ITERS + 1 times.
+#
+# Verdicts, per iteration: FAIL if its log holds fewer than 8 durable replies
+# (the kill came too early or the writer is stuck) or if the writer stopped before
+# the kill; otherwise a positive iteration FAILs if anything durable was lost, and a
+# negative control PASSes if it lost something (an async export replies FILE_SYNC
+# for data it has not written), SKIPs if it lost nothing this time. Per run: FAIL
+# if no negative control ever lost data, as the test would then be blind.
 #
 # Limit: QEMU opens the disk with cache=none, so what it acknowledged is in the host's
 # file when it dies: the test catches data left in the guest (page cache, journal),
@@ -14,9 +33,30 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 CRASH_ITERS=${CRASH_ITERS:-20}
-PLAN=("3 0" "4 0" "0 2")	# io_cache_write mode, client stable_how
+# io_cache_write mode, protocol, client stable_how (v3 only), export.
+PLAN=("0 v3 2 async" "3 v3 0 sync" "4 v4 - sync" "0 v3 2 sync" "4 v3 0 sync" "0 v4 - sync")
+STABLE_NAMES=(UNSTABLE DATA_SYNC FILE_SYNC)
 
-# boot_and_kill RES ARGS...: boot, wait for the writer to start, kill at a random moment.
+# Totals over the run, kept by verdict().
+BYTES=0
+NEG_RUN=0
+NEG_LOST=0
+
+# describe PLAN: the plan in words, for the step and record names.
+describe() {
+	local mode proto stable exp client
+	read -r mode proto stable exp <<< "$1"
+	if [ "$proto" = v3 ]; then
+		client="client asks ${STABLE_NAMES[$stable]}"
+	else
+		client="kernel client O_DIRECT"
+	fi
+	[ "$exp" = sync ] || printf 'negative control: '
+	printf 'mode %s, NFS%s, %s, %s export' "$mode" "$proto" "$client" "$exp"
+}
+
+# boot_and_kill RES ITER MODE PROTO STABLE EXPORT: boot, wait for the writer's first
+# WRITE, kill at a random moment.
 boot_and_kill() {
 	local res=$1 pid waited=0
 	shift
@@ -33,45 +73,84 @@ boot_and_kill() {
 	wait "$pid" || true
 }
 
-# verdict ITER: judge what the boot after iteration ITER verified.
+# summary_field VERIFY_TXT NAME: the number after NAME in nfsd_crash verify's last line.
+summary_field() {
+	tail -n 1 "$1" 2>/dev/null | sed -nE "s/.*(^|, )$2 ([0-9]+).*/\\2/p"
+}
+
+# verdict RES ITER PLAN: judge what the boot after iteration ITER verified.
 verdict() {
-	local res=$1 iter=$2 plan=$3 line
+	local res=$1 iter=$2 plan=$3 name line rc lost durable bytes
+	name="crash $iter ($(describe "$plan"))"
 	line=$(tail -n 1 "$res/verify.txt" 2>/dev/null || echo "no verification")
-	if [ "$(cat "$res/verify.rc" 2>/dev/null)" = 0 ]; then
-		record PASS "crash $iter (mode ${plan% *}, client stable ${plan#* })" "$line"
-	else
-		grep -m3 lost "$res/verify.txt" >&2 || true
-		record FAIL "crash $iter (mode ${plan% *}, client stable ${plan#* })" "$line"
-	fi
-	sed -nE 's/.*bytes verified ([0-9]+).*/\1/p' "$res/verify.txt" 2>/dev/null || true
+	rc=$(cat "$res/verify.rc" 2>/dev/null || echo none)
+	lost=$(summary_field "$res/verify.txt" lost)
+	durable=$(summary_field "$res/verify.txt" durable)
+	[ ! -f "$res/verify.txt" ] || cp "$res/verify.txt" "$res/verify-$iter.txt"
+	case $plan in
+	*async)
+		NEG_RUN=$((NEG_RUN + 1))
+		case $rc in
+		1)
+			NEG_LOST=$((NEG_LOST + 1))
+			record PASS "$name" "negative control lost ${lost:-?} WRITEs, as it must ($line)"
+			;;
+		0) record SKIP "$name" "negative control lost nothing this time ($line)" ;;
+		3) record FAIL "$name" "only ${durable:-?} durable replies: the kill came too early or the writer is stuck" ;;
+		*) record FAIL "$name" "verification failed (status $rc): see $res/verify-$iter.txt and console.log" ;;
+		esac
+		return 0
+		;;
+	esac
+	case $rc in
+	0)
+		record PASS "$name" "$line"
+		bytes=$(summary_field "$res/verify.txt" 'bytes verified')
+		BYTES=$((BYTES + ${bytes:-0}))
+		;;
+	1)
+		grep -m5 -E '^(lost|missing|size|mtime):' "$res/verify.txt" >&2 || true
+		record FAIL "$name" "$line"
+		;;
+	3) record FAIL "$name" "only ${durable:-?} durable replies: the kill came too early or the writer is stuck" ;;
+	*) record FAIL "$name" "verification failed (status $rc): see $res/verify-$iter.txt and console.log" ;;
+	esac
 }
 
 main() {
-	local res=$CHECK_OUT/crash i plan prev="" bytes=0 b
+	local res=$CHECK_OUT/crash i plan="" prev="" desc
 	rm -rf "$res"
 	mkdir -p "$res"
 	# Start from a fresh disk; the guest formats it on the first boot.
 	rm -f "$(vm_disk_dir "$res")/scratch1.img"
 	for ((i = 0; i <= CRASH_ITERS; i++)); do
-		rm -f "$res/verify.txt" "$res/verify.rc"
+		rm -f "$res/verify.txt" "$res/verify.rc" "$res/writer-stopped"
 		[ ! -f "$res/cur.log" ] || mv "$res/cur.log" "$res/prev.log"
 		if [ "$i" -lt "$CRASH_ITERS" ]; then
 			plan=${PLAN[$((i % ${#PLAN[@]}))]}
-			# shellcheck disable=SC2086  # plan is two words on purpose
-			step "crash iteration $((i + 1))/$CRASH_ITERS: mode ${plan% *}, client stable ${plan#* }" \
-				boot_and_kill "$res" $plan ||
-				{ record FAIL "crash $((i + 1))" "the writer never started: see $res/console.log"; return 0; }
+			desc=$(describe "$plan")
+			# shellcheck disable=SC2086  # plan is four words on purpose
+			step "crash iteration $((i + 1))/$CRASH_ITERS: $desc" \
+				boot_and_kill "$res" $((i + 1)) $plan ||
+				{ record FAIL "crash $((i + 1)) ($desc)" "the writer never started: see $res/console.log"; return 0; }
 		else
 			step "final verification boot" \
 				env VM_FRESH_DISKS=0 "$TOP/scripts/vm.sh" patched crash.sh "$res" verify-only
 		fi
-		if [ -n "$prev" ]; then
-			b=$(verdict "$res" "$i" "$prev")
-			bytes=$((bytes + ${b:-0}))
-		fi
+		[ -z "$prev" ] || verdict "$res" "$i" "$prev"
+		# Only a kill may end the writer: it stopped on an error of its own.
+		[ ! -f "$res/writer-stopped" ] ||
+			record FAIL "crash $((i + 1)) ($desc)" "$(cat "$res/writer-stopped"): see $res/console.log"
 		prev=$plan
 	done
-	log "crash test: $CRASH_ITERS iterations, $bytes bytes verified"
-	echo "$CRASH_ITERS iterations, $bytes bytes verified" > "$res/summary.txt"
+	if [ "$NEG_RUN" -gt 0 ]; then
+		if [ "$NEG_LOST" -gt 0 ]; then
+			record PASS "crash negative control" "$NEG_LOST of $NEG_RUN async-export iterations lost acknowledged WRITEs: the tool can see loss"
+		else
+			record FAIL "crash negative control" "negative control never lost data: the tool cannot see loss ($NEG_RUN iterations)"
+		fi
+	fi
+	log "crash test: $CRASH_ITERS iterations ($NEG_RUN negative controls), $BYTES bytes verified"
+	echo "$CRASH_ITERS iterations ($NEG_RUN negative controls), $BYTES bytes verified" > "$res/summary.txt"
 }
 main "$@"

@@ -38,6 +38,7 @@ TABLE_METRICS = [
     ("cpu_s_per_gb", "guest CPU s/GB"),
     ("nfsd_cpu_s_per_gb", "nfsd CPU s/GB"),
     ("srv_commit", "srv COMMIT"),
+    ("flushes_per_write", "disk flushes per WRITE"),
     ("cli_commit", "cli COMMIT"),
     ("path_direct", "WRITE direct"),
     ("path_split", "WRITE split"),
@@ -532,7 +533,6 @@ def report(run_dir):
     out += ["## All results", "",
             "Each cell: median [min–max] over the repetitions; `p/s` is the median [min–max] "
             "of the per-repetition patched/stock ratios.", ""]
-    plots = []
     by_wl = []
     for k in d.keys:
         if (k[0], k[1]) not in by_wl:
@@ -555,9 +555,16 @@ def report(run_dir):
         for metric, label in (("write_mbs", "write MB/s"), ("lat_p99_ms", "p99 latency ms")):
             png = plot(run_dir, d, target, wl, metric, label)
             if png:
-                plots.append(png)
                 if metric == "write_mbs":
                     out += ["![%s %s](%s)" % (target, wl, png), ""]
+    base = (read_json(os.path.join(run_dir, "bench.json")) or {}).get("base", "stock")
+    if base != "stock":
+        # The base slot ran another kernel: name it wherever the text says stock.
+        out.insert(2, "The base slot (\"stock\" in the raw data) booted `bench-%s`, not "
+                   "stock v7.3.4; \"patched\" is the series as it is now." % base)
+        out.insert(3, "")
+        out = [re.sub(r"\bstock( v7\.3\.4)?\b", base, line) if i != 2 else line
+               for i, line in enumerate(out)]
     with open(os.path.join(run_dir, "report.md"), "w") as f:
         f.write("\n".join(out).replace("\n\n\n", "\n\n"))
     # The goals, for the terminal.

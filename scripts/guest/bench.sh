@@ -60,16 +60,24 @@ disk_info() {
 	rm -f "$f"
 }
 
-# The modes this kernel's io_cache_write takes, of the ones asked for.
+# The modes this kernel's NFSD takes, of the ones asked for (mode 2 if none):
+# io_cache_write 3 and 4 need the series, N+FLOOR modes io_stable_floor too.
 write_modes() {
-	local knob=/sys/kernel/debug/nfsd/io_cache_write old
+	local knob=/sys/kernel/debug/nfsd/io_cache_write old m out=() has34=0 floor=0
 	old=$(cat "$knob")
 	if echo 4 > "$knob" 2>/dev/null; then
 		echo "$old" > "$knob"
-		echo "$1"
-	else
-		modes_for stock "$1"
+		has34=1
 	fi
+	[ ! -e /sys/kernel/debug/nfsd/io_stable_floor ] || floor=1
+	IFS=, read -r -a m <<<"$1"
+	for m in "${m[@]}"; do
+		{ [[ $m =~ ^[34] ]] && [ "$has34" = 0 ]; } && continue
+		{ [[ $m == *+* ]] && [ "$floor" = 0 ]; } && continue
+		out+=("$m")
+	done
+	[ "${#out[@]}" -gt 0 ] || out=(2)
+	(IFS=,; echo "${out[*]}")
 }
 
 smoke() {
@@ -99,7 +107,7 @@ main() {
 		smoke
 		return 0
 	fi
-	profile "${1:-}" || { echo "usage: bench.sh short|full|mm|smoke" >&2; return 2; }
+	profile "${1:-}" || { echo "usage: bench.sh short|full|mm|nfsd|smoke" >&2; return 2; }
 	pin_tools fio jq
 	limits "$PROFILE_LIMIT_S"
 	for entry in "${PROFILE_RUNS[@]}"; do

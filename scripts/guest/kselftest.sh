@@ -2,6 +2,7 @@
 # In the VM: build, install and run the dontcache kselftests (what
 # 'make kselftest TARGETS=dontcache' does, with the kernel headers the host
 # already installed in the build directory).
+#   kselftest.sh [PROGRAM]   only one of the target's programs, e.g. nfsd.sh
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +23,8 @@ main() {
 		echo "$rc" > "$RESULTS/kselftest.rc"
 		return 0
 	fi
-	"$KSFT/install/run_kselftest.sh" > "$RESULTS/kselftest.tap" 2> "$RESULTS/kselftest.err" || rc=$?
+	"$KSFT/install/run_kselftest.sh" ${1:+-t "dontcache:$1"} \
+		> "$RESULTS/kselftest.tap" 2> "$RESULTS/kselftest.err" || rc=$?
 	echo "$rc" > "$RESULTS/kselftest.rc"
 }
 main "$@"
