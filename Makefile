@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree kernel kernel-bench rootfs export check check-crash bench bench-mm demo clean-out
+.PHONY: all help deps tree kernel kernel-bench rootfs export check check-crash check-negative bench bench-mm demo clean-out
 
 all: kernel-bench rootfs ## the main job: short interleaved stock vs patched benchmark, results/<date-time>-short/report.md
 	@$(S)/bench.sh short
@@ -37,6 +37,10 @@ check: kernel rootfs ## checkpatch, git am, bisect build, W=1/sparse, rst, kself
 
 check-crash: kernel rootfs ## only the crash-durability test (CRASH_ITERS=20 power-offs)
 	@CHECK_OUT=$(CURDIR)/out/check-crash $(S)/check-crash.sh
+
+check-negative: tree rootfs ## the mm kselftests on stock v7.3.4: every policy test must fail there (not part of check)
+	@$(S)/kernel.sh bench-stock
+	@$(S)/check-negative.sh
 
 bench: kernel-bench rootfs ## the full matrix, stock and patched interleaved, 5 repetitions (prints its time estimate first)
 	@$(S)/bench.sh full

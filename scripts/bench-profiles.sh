@@ -40,12 +40,25 @@ profile() {
 		)
 		;;
 	mm)
+		# samefile-write: several writers of one file (the guard, the escape);
+		# nfs mode 1: NFSD's dontcache writes, the NFS path the mm patch changes.
 		PROFILE_REPS=5
 		PROFILE_RUNS=(
 			"local|seq-write|buffered,uncached,direct|20|"
-			"local|files32-write,parallel-write|buffered,uncached|20|"
+			"local|files32-write,parallel-write,samefile-write|buffered,uncached|20|"
 			"local|solo-writer,competing-writers|buffered|20|"
 			"local|noisy-neighbour|buffered,uncached|20|"
+			"nfs|seq-write|0,1|10|1G"
+		)
+		;;
+	policy)
+		# The dontcache writeback policy's own cases, in a shorter run than mm:
+		# one writer, 32 files, several writers of one file, NFSD's dontcache mode.
+		PROFILE_REPS=3
+		PROFILE_RUNS=(
+			"local|seq-write|buffered,uncached,direct|20|"
+			"local|files32-write,samefile-write|buffered,uncached|20|"
+			"nfs|seq-write|0,1|10|1G"
 		)
 		;;
 	nfsd)

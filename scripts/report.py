@@ -48,6 +48,7 @@ TABLE_METRICS = [
     ("wb_skip_guard", "wb skip guard"),
     ("wb_pressure", "wb pressure"),
     ("wb_batching", "wb batching"),
+    ("wb_nowait", "wb nowait"),
 ]
 
 

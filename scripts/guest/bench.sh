@@ -107,7 +107,7 @@ main() {
 		smoke
 		return 0
 	fi
-	profile "${1:-}" || { echo "usage: bench.sh short|full|mm|nfsd|smoke" >&2; return 2; }
+	profile "${1:-}" || { echo "usage: bench.sh short|full|mm|policy|nfsd|smoke" >&2; return 2; }
 	pin_tools fio jq
 	limits "$PROFILE_LIMIT_S"
 	for entry in "${PROFILE_RUNS[@]}"; do

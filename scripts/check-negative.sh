@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# make check-negative: the mm kselftests of the dontcache target on stock v7.3.4 (the
+# bench-stock kernel), to show that they can fail. Each test of the writeback policy
+# must FAIL there; the tests of plain RWF_DONTCACHE behaviour, which stock has as well,
+# may pass. Not part of make check. Writes out/check-negative/ and ends with
+# "N passed, N failed": a PASS is a policy test that failed on stock, as it must.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# The tests of patch 1's writeback policy, as dontcache_test names them.
+POLICY_TESTS=(
+	batch_is_under_writeback_when_its_write_returns
+	writer_submits_up_to_its_last_completed_batch
+	single_writer_flushes_each_completed_batch
+	partial_batch_is_left_to_the_kicked_flusher
+	same_file_writers_never_submit_at_once
+	parallel_writers_skip_instead_of_piling_up
+	dirty_pressure_lets_busy_writers_flush
+	memcg_writer_near_its_dirty_limit_flushes
+	enospc_is_reported_and_guard_released
+)
+
+# result TAP NAME: ok, not ok or skip for every instance of test NAME (one per variant).
+result() {
+	grep -E "^# (not )?ok [0-9]+ [a-z0-9_]+\.([a-z0-9]+\.)?$2( |\$)" "$1" |
+		sed -E 's/^# (not ok|ok) [0-9]+ ([^ ]+).*(# SKIP).*/skip \2/;
+			s/^# not ok [0-9]+ ([^ ]+).*/fail \1/; s/^# ok [0-9]+ ([^ ]+).*/pass \1/'
+}
+
+main() {
+	local res=$OUT/check-negative tap t status name pass fail
+	rm -rf "$res"
+	mkdir -p "$res"
+	export CHECK_OUT=$res
+	[ -f "$BUILD_DIR/bench-stock/arch/x86/boot/bzImage" ] ||
+		die "no stock kernel in $BUILD_DIR/bench-stock: run 'make kernel-bench'"
+	step "boot stock v7.3.4: the dontcache mm kselftests" \
+		"$TOP/scripts/vm.sh" bench-stock kselftest.sh "$res/vm" dontcache.sh || true
+	tap=$res/vm/kselftest.tap
+	[ -s "$tap" ] || die "no kselftest output from the stock kernel: see $res/vm/console.log"
+	for t in "${POLICY_TESTS[@]}"; do
+		[ -n "$(result "$tap" "$t")" ] ||
+			record FAIL "negative: $t" "not in the output: renamed or not run?"
+		while read -r status name; do
+			case $status in
+			fail) record PASS "negative: $name fails on stock" ;;
+			pass) record FAIL "negative: $name passes on stock" "it cannot tell the policy is missing" ;;
+			skip) record FAIL "negative: $name skips on stock" "$(grep -A0 -E "ok [0-9]+ $name " "$tap" | sed 's/.*# SKIP //')" ;;
+			esac
+		done < <(result "$tap" "$t")
+	done
+	# The others, for the record: these test what stock does too.
+	grep -E '^# (not )?ok [0-9]+ ' "$tap" | grep -vE "$(IFS='|'; echo "${POLICY_TESTS[*]}")" |
+		sed 's/^# /  other test on stock: /' >&2 || true
+	pass=$(grep -c '^PASS' "$res/harness.txt" || true)
+	fail=$(grep -c '^FAIL' "$res/harness.txt" || true)
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+main "$@"
