@@ -2,7 +2,9 @@
 # In the VM: build, install and run the dontcache kselftests (what
 # 'make kselftest TARGETS=dontcache' does, with the kernel headers the host
 # already installed in the build directory).
-#   kselftest.sh [PROGRAM]   only one of the target's programs, e.g. nfsd.sh
+#   kselftest.sh [PROGRAM [ARGS...]]   only one of the target's programs, e.g. nfsd.sh;
+#                                      with ARGS, run it directly with them
+#                                      (dontcache.sh -v xfs -t TEST)
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,8 +25,13 @@ main() {
 		echo "$rc" > "$RESULTS/kselftest.rc"
 		return 0
 	fi
-	"$KSFT/install/run_kselftest.sh" ${1:+-t "dontcache:$1"} \
-		> "$RESULTS/kselftest.tap" 2> "$RESULTS/kselftest.err" || rc=$?
+	if [ $# -gt 1 ]; then
+		(cd "$KSFT/install/dontcache" && "./$1" "${@:2}") \
+			> "$RESULTS/kselftest.tap" 2> "$RESULTS/kselftest.err" || rc=$?
+	else
+		"$KSFT/install/run_kselftest.sh" ${1:+-t "dontcache:$1"} \
+			> "$RESULTS/kselftest.tap" 2> "$RESULTS/kselftest.err" || rc=$?
+	fi
 	echo "$rc" > "$RESULTS/kselftest.rc"
 }
 main "$@"
