@@ -21,22 +21,25 @@ kselftest_results() {
 }
 
 # bench_smoke RES: the suite's dry runs and smoke runs, judged from their exit codes
-# and from parse-results.sh finding a throughput in what they wrote.
+# and from parse-results.sh finding a throughput in what they wrote ("remote" is the
+# nfsmount target run with --server against the loopback server).
 bench_smoke() {
-	local res=$1 t mbs
+	local res=$1 t mbs what
 	local parse=$TREE/tools/testing/nfsd-io-bench/parse-results.sh
-	for t in local nfs nfsmount; do
+	for t in local nfs nfsmount remote; do
+		what="target $t"
+		[ "$t" != remote ] || what="target nfsmount --server (client side only)"
 		if [ "$(cat "$res/dry-$t.rc" 2>/dev/null)" = 0 ]; then
-			record PASS "nfsd-io-bench dry run, target $t"
+			record PASS "nfsd-io-bench dry run, $what"
 		else
-			record FAIL "nfsd-io-bench dry run, target $t" "see $res/dry-$t.log"
+			record FAIL "nfsd-io-bench dry run, $what" "see $res/dry-$t.log"
 		fi
 		mbs=$("$parse" --csv "$res/$t" 2>/dev/null |
 			awk -F, 'NR > 1 && $4 + 0 > 0 { printf "%.0f", $4; exit }')
 		if [ "$(cat "$res/$t.rc" 2>/dev/null)" = 0 ] && [ -n "$mbs" ]; then
-			record PASS "nfsd-io-bench smoke, target $t ($mbs MB/s)"
+			record PASS "nfsd-io-bench smoke, $what ($mbs MB/s)"
 		else
-			record FAIL "nfsd-io-bench smoke, target $t" "see $res/$t.log"
+			record FAIL "nfsd-io-bench smoke, $what" "see $res/$t.log"
 		fi
 	done
 }

@@ -35,6 +35,9 @@ TABLE_METRICS = [
     ("lat_p999_ms", "p99.9 ms"),
     ("peak_dirty_mb", "peak Dirty MB"),
     ("peak_cached_mb", "peak Cached MB"),
+    ("other_dirty_mb", "other file dirty MB"),
+    ("other_written_mb", "other file written MB"),
+    ("dontcache_cached_mb", "dontcache file cached MB"),
     ("cpu_s_per_gb", "guest CPU s/GB"),
     ("nfsd_cpu_s_per_gb", "nfsd CPU s/GB"),
     ("srv_commit", "srv COMMIT"),
@@ -240,6 +243,13 @@ def vs_stock(s, p, band):
     return "%+.1f%% (%s)" % (100 * rel, word)
 
 
+def cached_share(d, kernel, key):
+    """kara-mixed, per boot: the dontcache file's MB still cached / the MB its writer wrote."""
+    cached = d.get(kernel, key, "dontcache_cached_mb")
+    wrote = d.get(kernel, key, "write_gb")
+    return [cached[r] / (wrote[r] * 1000) for r in cached if wrote.get(r)]
+
+
 def goals(d, band, ram_gb):
     L = "local"
     seqb = (L, "seq-write", "buffered", "seq-write")
@@ -252,6 +262,9 @@ def goals(d, band, ram_gb):
     m2 = ("nfsmount", "split-write", "mode2", "split-write")
     m4 = ("nfsmount", "split-write", "mode4", "split-write")
     mis = ("nfs", "misaligned-write", "mode2", "misaligned-write")
+    kara = (L, "kara-mixed", "buffered", "dontcache-writer")
+    rdalone = (L, "readers-alone", "buffered", "readers")
+    rdbeside = (L, "readers-beside-writer", "buffered", "readers")
 
     def big_enough(*keys):
         """P1-P3 need reclaim during the run: every run wrote more than the guest's RAM
@@ -293,6 +306,16 @@ def goals(d, band, ram_gb):
          [], d.ratio_within("patched", m4, m2, "nfsd_cpu_s_per_gb"), "<=", 0.75)
     goal("P5", "misaligned 47008-byte WRITEs, mode 2, patched / stock (paired)",
          [], d.ratio_paired(mis, "write_mbs"), ">=", 2.0, cross=True)
+    goal("P7", "other file written back beside a dontcache writer, patched / stock (paired)",
+         [], d.ratio_paired(kara, "other_written_mb"), "<=", 0.10, cross=True)
+    goal("P7", "dontcache file cached at the end / its data set",
+         cached_share(d, "stock", kara), cached_share(d, "patched", kara), "<=", 0.10)
+    goal("P8", "random readers beside a dontcache writer / alone, MB/s (per boot)",
+         d.ratio_within("stock", rdbeside, rdalone, "read_mbs"),
+         d.ratio_within("patched", rdbeside, rdalone, "read_mbs"), ">=", 0.90)
+    goal("P8", "random readers beside a dontcache writer / alone, p99 (per boot)",
+         d.ratio_within("stock", rdbeside, rdalone, "lat_p99_ms"),
+         d.ratio_within("patched", rdbeside, rdalone, "lat_p99_ms"), "<=", 1.5)
     p6 = "cannot judge (noise %.1f%% > the 3%% band)" % (100 * band) if band > 0.03 else None
     for key, what in ((seqb, "buffered"), (seqd, "O_DIRECT")):
         r = d.ratio_paired(key, "write_mbs")
@@ -429,6 +452,89 @@ def plot(run_dir, d, target, workload, metric, label):
     return "plots/%s.png" % base if r.returncode == 0 else None
 
 
+def series_dir(run_dir, kernel, target, workload, mode):
+    """The suite's directory of repetition 1's run of one workload and mode on one kernel."""
+    hits = glob.glob(os.path.join(run_dir, "raw", "rep1-%s" % kernel, "run*-%s" % target,
+                                  workload, mode, "rep1"))
+    return hits[0] if hits else None
+
+
+def bw_per_second(rdir):
+    """MB/s per whole second of the run, summed over the jobs' fio bandwidth logs."""
+    total = {}
+    for log in glob.glob(os.path.join(rdir, "*_bw.*.log")):
+        with open(log) as f:
+            for line in f:
+                fields = [x.strip() for x in line.split(",")]
+                if len(fields) < 2:
+                    continue
+                sec = int(fields[0]) // 1000
+                total[sec] = total.get(sec, 0.0) + int(fields[1]) * 1024 / 1e6
+    return sorted(total.items())
+
+
+def cached_per_second(rdir):
+    """(seconds, Cached MB) from the suite's /proc/meminfo samples."""
+    rows = read_csv_tab(os.path.join(rdir, "meminfo.tsv"))
+    return [(float(r["time_s"]), int(r["cached_kb"]) / 1024) for r in rows]
+
+
+def read_csv_tab(path):
+    try:
+        with open(path) as f:
+            return list(csv.DictReader(f, delimiter="\t"))
+    except (OSError, ValueError):
+        return []
+
+
+def time_series(run_dir, target, workload):
+    """MB/s and page cache over the run, stock and patched, buffered and dontcache
+    (repetition 1 of each kernel): one PNG with two panels, or None."""
+    series = []
+    for kern in KERNELS:
+        for mode, name in (("buffered", "buffered"), ("uncached", "dontcache")):
+            rdir = series_dir(run_dir, kern, target, workload, mode)
+            if not rdir:
+                continue
+            bw, cached = bw_per_second(rdir), cached_per_second(rdir)
+            if not bw and not cached:
+                continue
+            series.append(("%s %s" % (kern if kern == "patched" else "stock v7.3.4", name),
+                           bw, cached))
+    if not series:
+        return None
+    pdir = os.path.join(run_dir, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    base = "%s-%s-timeseries" % (target, workload)
+    plots_bw, plots_c = [], []
+    for i, (title, bw, cached) in enumerate(series):
+        for kind, pts, acc in (("bw", bw, plots_bw), ("cached", cached, plots_c)):
+            tsv = "%s-%d-%s.tsv" % (base, i, kind)
+            with open(os.path.join(pdir, tsv), "w") as f:
+                f.write("# %s: seconds\t%s\n" % (title, "MB/s" if kind == "bw" else "Cached MB"))
+                f.writelines("%s\t%s\n" % (t, v) for t, v in pts)
+            if pts:
+                acc.append("'%s' using 1:2 with lines lw 2 dt %d lc rgb '%s' title '%s'"
+                           % (tsv, 1 if "buffered" in title else 2,
+                              "#1f77b4" if title.startswith("patched") else "#8c8c8c", title))
+    script = "\n".join([
+        "set terminal pngcairo size 900,720 noenhanced",
+        "set output '%s.png'" % base,
+        "set datafile separator tab",
+        "set multiplot layout 2,1 title '%s %s over time (repetition 1 of each kernel)'"
+        % (target, workload),
+        "set grid", "set key outside right", "set xlabel 'seconds'",
+        "set ylabel 'write MB/s'", "set yrange [0:*]",
+        "plot " + ", ".join(plots_bw) if plots_bw else "",
+        "set ylabel 'page cache (Cached) MB'", "set yrange [0:*]",
+        "plot " + ", ".join(plots_c) if plots_c else "",
+        "unset multiplot",
+    ])
+    r = subprocess.run(["gnuplot"], input=script, text=True, cwd=pdir,
+                       capture_output=True, check=False)
+    return "plots/%s.png" % base if r.returncode == 0 and plots_bw else None
+
+
 def report(run_dir):
     rows = load_rows(run_dir)
     d = Data(rows)
@@ -558,6 +664,10 @@ def report(run_dir):
             if png:
                 if metric == "write_mbs":
                     out += ["![%s %s](%s)" % (target, wl, png), ""]
+        if target == "local" and wl in ("seq-write", "files32-write"):
+            png = time_series(run_dir, target, wl)
+            if png:
+                out += ["![%s %s over time](%s)" % (target, wl, png), ""]
     base = (read_json(os.path.join(run_dir, "bench.json")) or {}).get("base", "stock")
     if base != "stock":
         # The base slot ran another kernel: name it wherever the text says stock.

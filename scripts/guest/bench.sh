@@ -2,7 +2,7 @@
 # In the VM: one repetition of a benchmark profile (scripts/bench-profiles.sh) on an
 # xfs scratch filesystem exported over loopback, after measuring the scratch disk's
 # raw O_DIRECT bandwidth and recording what the devices report.
-#   bench.sh short|full|mm    one boot of that profile (the host alternates kernels)
+#   bench.sh short|full|mixed|mm|policy|nfsd    one boot of that profile (the host alternates kernels)
 #   bench.sh smoke            the suite's dry runs and 10 s per target, for make check
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
@@ -22,12 +22,12 @@ run() {
 	echo "$rc" > "$RESULTS/$name.rc"
 }
 
-# dry_run TARGET ARGS...: the whole default matrix, printed, nothing run.
+# dry_run NAME TARGET ARGS...: the whole default matrix, printed, nothing run.
 dry_run() {
-	local target=$1 rc=0
-	shift
-	"$BENCH" -t "$target" "$@" --dry-run > "$RESULTS/dry-$target.log" 2>&1 || rc=$?
-	echo "$rc" > "$RESULTS/dry-$target.rc"
+	local name=$1 target=$2 rc=0
+	shift 2
+	"$BENCH" -t "$target" "$@" --dry-run > "$RESULTS/dry-$name.log" 2>&1 || rc=$?
+	echo "$rc" > "$RESULTS/dry-$name.rc"
 }
 
 # The raw O_DIRECT bandwidth of the second scratch disk: the physical limit.
@@ -83,12 +83,19 @@ write_modes() {
 smoke() {
 	# The whole default matrix, with data sets that fit the check VM's scratch disk
 	# (the default, twice the RAM, does not: the dry run says so and fails).
-	dry_run local -d "$MNT/local" -s 1G
-	dry_run nfs -e "$MNT/export" -s 1G
-	dry_run nfsmount -e "$MNT/export" -s 1G
+	local server=127.0.0.1:$MNT/export mode
+	dry_run local local -d "$MNT/local" -s 1G
+	dry_run nfs nfs -e "$MNT/export" -s 1G
+	dry_run nfsmount nfsmount -e "$MNT/export" -s 1G
 	run local local -d "$MNT/local" --smoke -w seq-write -m uncached
 	run nfs nfs -e "$MNT/export" --smoke -w seq-write -m 2
 	run nfsmount nfsmount -e "$MNT/export" --smoke -w split-write -m "$(write_modes 4)"
+	# The client side alone, as against a server elsewhere (--server): here the
+	# loopback server, in the mode it was left in.
+	mode=$(cat /sys/kernel/debug/nfsd/io_cache_write)
+	dry_run remote nfsmount --server "$server" --server-mode "$mode" -s 1G
+	run remote nfsmount --server "$server" --server-mode "$mode" --mount-opts nconnect=2 \
+		--smoke -w split-write-buffered
 }
 
 main() {
@@ -107,7 +114,7 @@ main() {
 		smoke
 		return 0
 	fi
-	profile "${1:-}" || { echo "usage: bench.sh short|full|mm|policy|nfsd|smoke" >&2; return 2; }
+	profile "${1:-}" || { echo "usage: bench.sh short|full|mixed|mm|policy|nfsd|smoke" >&2; return 2; }
 	pin_tools fio jq
 	limits "$PROFILE_LIMIT_S"
 	for entry in "${PROFILE_RUNS[@]}"; do
