@@ -42,9 +42,11 @@ profile() {
 	mixed)
 		# What reviewers asked about beside streaming: Jan Kara's case (P7),
 		# readers beside a dontcache writer (P8), split WRITEs from a buffered
-		# client (COMMITs per mode).  Not in full yet: its first boot (1 GiB
-		# guest) stalled for 80 s at a time in every one of these runs.
+		# client (COMMITs per mode).  2 GiB: a 1 GiB guest stalled for 80 s at a
+		# time in every one of these runs (results/2026-12-01-mixed-first-boots);
+		# not in full until that is understood.
 		PROFILE_REPS=3
+		PROFILE_MEM=2G
 		PROFILE_RUNS=(
 			"local|kara-mixed,readers-alone,readers-beside-writer|buffered|20|"
 			"nfsmount|split-write-buffered|2,3,4|10|1G"
