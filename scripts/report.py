@@ -349,10 +349,10 @@ def read_json(path):
         return None
 
 
-def read_csv(path):
+def read_csv(path, delimiter=","):
     try:
         with open(path) as f:
-            return list(csv.DictReader(f))
+            return list(csv.DictReader(f, delimiter=delimiter))
     except OSError:
         return []
 
@@ -475,16 +475,8 @@ def bw_per_second(rdir):
 
 def cached_per_second(rdir):
     """(seconds, Cached MB) from the suite's /proc/meminfo samples."""
-    rows = read_csv_tab(os.path.join(rdir, "meminfo.tsv"))
+    rows = read_csv(os.path.join(rdir, "meminfo.tsv"), delimiter="\t")
     return [(float(r["time_s"]), int(r["cached_kb"]) / 1024) for r in rows]
-
-
-def read_csv_tab(path):
-    try:
-        with open(path) as f:
-            return list(csv.DictReader(f, delimiter="\t"))
-    except (OSError, ValueError):
-        return []
 
 
 def time_series(run_dir, target, workload):
