@@ -66,6 +66,30 @@ disk_args() {
 	echo "$opts"
 }
 
+# boot IMAGE RESULTS QEMU_OPTS SCRIPT [ARGS...]: one VM run; its exit code is the
+# guest script's, or 255 when QEMU ended without one (QEMU error, panic).
+boot() {
+	local image=$1 results=$2 qemu_opts=$3 script=$4
+	shift 4
+	# noirqdebug: without CONFIG_PCI_MSI the NVMe disks share a legacy INTx line with
+	# virtio devices; under TCG the kernel then sees it as unhandled ("irq 23: nobody
+	# cared"), disables it, and every NVMe completion waits for the 100 ms spurious-IRQ
+	# poll. That slowed whichever runs came after it by up to 200x.
+	timeout --foreground -k 30 "$VM_TIMEOUT" \
+		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root --append noirqdebug \
+		-m "$VM_MEM" -p "$VM_CPUS" --verbose \
+		--overlay-rwdir /srv --rodir /srv/src="${VM_SRC:-$TREE}" \
+		--rodir /srv/kbuild="$BUILD_DIR/$kernel" --rodir /srv/harness="$TOP/scripts" \
+		--rwdir /srv/results="$results" --rwdir /srv/ksft="$CACHE_DIR/ksft/$kernel" \
+		--qemu-opts="$qemu_opts" \
+		--exec "/srv/harness/guest/$script $*" > "$results/console.log" 2>&1 < /dev/null
+}
+
+# kernel_started RESULTS: whether the guest kernel printed its banner.
+kernel_started() {
+	grep -q 'Linux version' "$1/console.log" 2>/dev/null
+}
+
 main() {
 	local kernel=$1 script=$2 results=$3 image accel qemu_opts rc=0
 	local -a extra=()
@@ -84,24 +108,26 @@ main() {
 	printf '{"mem":"%s","cpus":%s,"accel":"%s","disk":"QEMU NVMe (-device nvme), raw sparse image of %s MiB, cache=none, aio=threads","kernel_build":"%s"}\n' \
 		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "$VM_DISK_MB" "$kernel" > "$results/vm.json"
 
-	# noirqdebug: without CONFIG_PCI_MSI the NVMe disks share a legacy INTx line with
-	# virtio devices; under TCG the kernel then sees it as unhandled ("irq 23: nobody
-	# cared"), disables it, and every NVMe completion waits for the 100 ms spurious-IRQ
-	# poll. That slowed whichever runs came after it by up to 200x.
-	timeout --foreground -k 30 "$VM_TIMEOUT" \
-		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root --append noirqdebug \
-		-m "$VM_MEM" -p "$VM_CPUS" --verbose \
-		--overlay-rwdir /srv --rodir /srv/src="${VM_SRC:-$TREE}" \
-		--rodir /srv/kbuild="$BUILD_DIR/$kernel" --rodir /srv/harness="$TOP/scripts" \
-		--rwdir /srv/results="$results" --rwdir /srv/ksft="$CACHE_DIR/ksft/$kernel" \
-		--qemu-opts="$qemu_opts" \
-		--exec "/srv/harness/guest/$script $*" > "$results/console.log" 2>&1 < /dev/null || rc=$?
+	boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
 	[ -z "${VM_EXPECT_KILL:-}" ] || return 0
+	# QEMU that never started the kernel (it could not start, or was killed) says why
+	# at the end of the console log; the guest ran nothing, so one more try is safe.
+	if [ "$rc" -ne 0 ] && ! kernel_started "$results"; then
+		warn "QEMU exited ($rc) before the kernel booted; its last words:"
+		tail -n 5 "$results/console.log" >&2 || true
+		cp -f "$results/console.log" "$results/console-first-try.log" 2>/dev/null || true
+		warn "booting once more"
+		rc=0
+		boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
+	fi
 	case $rc in
 	0) ;;
 	124|137) die "the VM did not finish within ${VM_TIMEOUT}s (see $results/console.log): raise VM_TIMEOUT or look for a hang" ;;
-	*) warn "the VM exited with status $rc (see $results/console.log)" ;;
+	*)
+		warn "the VM exited with status $rc (see $results/console.log); its last lines:"
+		tail -n 15 "$results/console.log" >&2 || true
+		;;
 	esac
 	return "$rc"
 }
