@@ -30,21 +30,24 @@ profile() {
 		)
 		;;
 	full)
+		# 2 GiB: the mixed runs stall a 1 GiB guest (see mixed).
 		PROFILE_REPS=5
+		PROFILE_MEM=2G
 		PROFILE_RUNS=(
 			"local|seq-write|buffered,uncached,direct|20|"
 			"local|files32-write|buffered,uncached|20|"
 			"local|solo-writer,competing-writers|buffered|20|"
+			"local|kara-mixed,readers-alone,readers-beside-writer|buffered|20|"
 			"nfs|misaligned-write|2,3,4|10|1G"
-			"nfsmount|split-write|2,3,4|10|1G"
+			"nfsmount|split-write,split-write-buffered|2,3,4|10|1G"
 		)
 		;;
 	mixed)
 		# What reviewers asked about beside streaming: Jan Kara's case (P7),
 		# readers beside a dontcache writer (P8), split WRITEs from a buffered
-		# client (COMMITs per mode).  2 GiB: a 1 GiB guest stalled for 80 s at a
-		# time in every one of these runs (results/2026-12-01-mixed-first-boots);
-		# not in full until that is understood.
+		# client (COMMITs per mode): full's runs of them alone, for a quicker
+		# look.  2 GiB: a 1 GiB guest stalled for 80 s at a time in every one of
+		# these runs (results/2026-12-01-mixed-first-boots).
 		PROFILE_REPS=3
 		PROFILE_MEM=2G
 		PROFILE_RUNS=(
