@@ -52,6 +52,7 @@ TABLE_METRICS = [
     ("wb_pressure", "wb pressure"),
     ("wb_batching", "wb batching"),
     ("wb_nowait", "wb nowait"),
+    ("fairness", "clients: slowest / fastest"),
 ]
 
 
@@ -628,6 +629,45 @@ def report(run_dir):
                 "nfsd_write_vector: *direct* only O_DIRECT, *split* O_DIRECT plus buffered "
                 "ends, *fallback* wholly buffered. Target: ≥ 90% split for split-write and "
                 "misaligned-write.", ""]
+
+    commit_keys = [k for k in d.keys if k[0] == "nfsmount"
+                   and k[1] in ("split-write", "split-write-buffered")]
+    if commit_keys:
+        out += ["## COMMITs per mode: the kernel client, O_DIRECT and buffered", ""]
+        crow = []
+        for k in commit_keys:
+            for kern in KERNELS:
+                if not d.vals(kern, k, "srv_write"):
+                    continue
+                crow.append((k[1], k[2], kern) + tuple(
+                    spread(d.vals(kern, k, m)) for m in
+                    ("srv_write", "cli_commit", "srv_commit", "flushes_per_write", "write_mbs")))
+        out += md_table(["workload", "mode", "kernel", "WRITEs", "client COMMITs",
+                         "server COMMITs", "disk flushes per WRITE", "write MB/s"], crow)
+        out += ["", "split-write's client writes O_DIRECT, split-write-buffered's through its "
+                "page cache and closes the file (flush and COMMIT). Mode 2 replies UNSTABLE, "
+                "mode 3 at least DATA_SYNC, mode 4 FILE_SYNC. A buffered Linux client still "
+                "COMMITs after DATA_SYNC replies (nfs_write_need_commit()); only FILE_SYNC "
+                "ends them. Stock NFSD has no modes 3 and 4.", ""]
+
+    fair_keys = [k for k in d.keys if any(d.vals(kern, k, "clients") for kern in KERNELS)]
+    if fair_keys:
+        out += ["## Clients: the jobs of one fio section", ""]
+        frow = []
+        for k in fair_keys:
+            for kern in KERNELS:
+                n = d.vals(kern, k, "clients")
+                if not n:
+                    continue
+                frow.append((k[0], k[1], k[2], k[3], kern, "%d" % max(n)) + tuple(
+                    spread(d.vals(kern, k, m)) for m in
+                    ("client_min_mbs", "client_max_mbs", "fairness")))
+        out += md_table(["target", "workload", "mode", "section", "kernel", "clients",
+                         "slowest MB/s", "fastest MB/s", "fairness (slowest / fastest)"], frow)
+        out += ["", "A client is one job of a fio section run as several jobs (numjobs); "
+                "its MB/s is the mean of its fio bandwidth log (one sample a second, "
+                "parse-results.sh). files32-write is one writer over 32 files, so it has "
+                "no clients to compare.", ""]
 
     out += ["## All results", "",
             "Each cell: median [min–max] over the repetitions; `p/s` is the median [min–max] "
