@@ -500,6 +500,8 @@ def time_series(run_dir, target, workload):
     os.makedirs(pdir, exist_ok=True)
     base = "%s-%s-timeseries" % (target, workload)
     plots_bw, plots_c = [], []
+    # One time axis for both panels: the longer of fio's log and the samples.
+    xmax = max([t for _, bw, cached in series for t, _ in bw + cached] or [1])
     for i, (title, bw, cached) in enumerate(series):
         for kind, pts, acc in (("bw", bw, plots_bw), ("cached", cached, plots_c)):
             tsv = "%s-%d-%s.tsv" % (base, i, kind)
@@ -517,6 +519,7 @@ def time_series(run_dir, target, workload):
         "set multiplot layout 2,1 title '%s %s over time (repetition 1 of each kernel)'"
         % (target, workload),
         "set grid", "set key outside right", "set xlabel 'seconds'",
+        "set xrange [0:%s]" % xmax,
         "set ylabel 'write MB/s'", "set yrange [0:*]",
         "plot " + ", ".join(plots_bw) if plots_bw else "",
         "set ylabel 'page cache (Cached) MB'", "set yrange [0:*]",
@@ -526,6 +529,13 @@ def time_series(run_dir, target, workload):
     r = subprocess.run(["gnuplot"], input=script, text=True, cwd=pdir,
                        capture_output=True, check=False)
     return "plots/%s.png" % base if r.returncode == 0 and plots_bw else None
+
+
+def kernel_rows(d, keys, metrics):
+    """(key, kernel, median [min-max] of each metric) for every key and kernel that
+    has a value of the first metric."""
+    return [(k, kern, tuple(spread(d.vals(kern, k, m)) for m in metrics))
+            for k in keys for kern in KERNELS if d.vals(kern, k, metrics[0])]
 
 
 def report(run_dir):
@@ -634,14 +644,9 @@ def report(run_dir):
                    and k[1] in ("split-write", "split-write-buffered")]
     if commit_keys:
         out += ["## COMMITs per mode: the kernel client, O_DIRECT and buffered", ""]
-        crow = []
-        for k in commit_keys:
-            for kern in KERNELS:
-                if not d.vals(kern, k, "srv_write"):
-                    continue
-                crow.append((k[1], k[2], kern) + tuple(
-                    spread(d.vals(kern, k, m)) for m in
-                    ("srv_write", "cli_commit", "srv_commit", "flushes_per_write", "write_mbs")))
+        crow = [(k[1], k[2], kern) + cells for k, kern, cells in kernel_rows(
+            d, commit_keys, ("srv_write", "cli_commit", "srv_commit", "flushes_per_write",
+                             "write_mbs"))]
         out += md_table(["workload", "mode", "kernel", "WRITEs", "client COMMITs",
                          "server COMMITs", "disk flushes per WRITE", "write MB/s"], crow)
         out += ["", "split-write's client writes O_DIRECT, split-write-buffered's through its "
@@ -653,15 +658,10 @@ def report(run_dir):
     fair_keys = [k for k in d.keys if any(d.vals(kern, k, "clients") for kern in KERNELS)]
     if fair_keys:
         out += ["## Clients: the jobs of one fio section", ""]
-        frow = []
-        for k in fair_keys:
-            for kern in KERNELS:
-                n = d.vals(kern, k, "clients")
-                if not n:
-                    continue
-                frow.append((k[0], k[1], k[2], k[3], kern, "%d" % max(n)) + tuple(
-                    spread(d.vals(kern, k, m)) for m in
-                    ("client_min_mbs", "client_max_mbs", "fairness")))
+        frow = [k + (kern, "%d" % max(d.vals(kern, k, "clients"))) + cells[1:]
+                for k, kern, cells in kernel_rows(
+                    d, fair_keys, ("clients", "client_min_mbs", "client_max_mbs",
+                                   "fairness"))]
         out += md_table(["target", "workload", "mode", "section", "kernel", "clients",
                          "slowest MB/s", "fastest MB/s", "fairness (slowest / fastest)"], frow)
         out += ["", "A client is one job of a fio section run as several jobs (numjobs); "
