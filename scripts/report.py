@@ -691,11 +691,13 @@ def report(run_dir):
         out += ["### %s: %s" % (target, wl), ""]
         out += md_table(["metric", "mode", "job", "stock", "patched", "p/s"], trows)
         out += [""]
-        for metric, label in (("write_mbs", "write MB/s"), ("lat_p99_ms", "p99 latency ms")):
+        # Bars of what the workload moves: readers-only workloads write nothing.
+        wrote = any(v for k in keys for kern in KERNELS for v in d.vals(kern, k, "write_mbs"))
+        mbs = ("write_mbs", "write MB/s") if wrote else ("read_mbs", "read MB/s")
+        for metric, label in (mbs, ("lat_p99_ms", "p99 latency ms")):
             png = plot(run_dir, d, target, wl, metric, label)
-            if png:
-                if metric == "write_mbs":
-                    out += ["![%s %s](%s)" % (target, wl, png), ""]
+            if png and metric == mbs[0]:
+                out += ["![%s %s](%s)" % (target, wl, png), ""]
         if target == "local" and wl in ("seq-write", "files32-write"):
             png = time_series(run_dir, target, wl)
             if png:
