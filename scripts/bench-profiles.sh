@@ -30,7 +30,7 @@ profile() {
 		)
 		;;
 	full)
-		# 2 GiB: the mixed runs stall a 1 GiB guest (see mixed).
+		# 2 GiB: the mixed runs stalled a 1 GiB guest once (see mixed).
 		PROFILE_REPS=5
 		PROFILE_MEM=2G
 		PROFILE_RUNS=(
@@ -46,8 +46,8 @@ profile() {
 		# What reviewers asked about beside streaming: Jan Kara's case (P7),
 		# readers beside a dontcache writer (P8), split WRITEs from a buffered
 		# client (COMMITs per mode): full's runs of them alone, for a quicker
-		# look.  2 GiB: a 1 GiB guest stalled for 80 s at a time in every one of
-		# these runs (results/2026-12-01-mixed-first-boots).
+		# look.  2 GiB: their first 1 GiB boot stalled for 80 s at a time
+		# (results/2026-12-01-mixed-first-boots); two later ones did not.
 		PROFILE_REPS=3
 		PROFILE_MEM=2G
 		PROFILE_RUNS=(
