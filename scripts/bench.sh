@@ -13,19 +13,46 @@ set -euo pipefail
 # shellcheck source=scripts/bench-profiles.sh
 . "$(dirname "$0")/bench-profiles.sh"
 
-# Wait (up to 3 minutes) until the host's disk has been quiet for 10 s, so that
-# earlier deletions (discards) or builds do not slow the first boot.
-wait_host_io_idle() {
+# psi cpu|io avg10|avg60: the host's "some" pressure (% of time), or - without PSI.
+psi() {
+	[ -r "/proc/pressure/$1" ] || { echo -; return 0; }
+	awk -v f="$2" '/^some/ { for (i = 2; i <= NF; i++) if (split($i, a, "=") == 2 && a[1] == f) v = a[2] }
+		END { print (v == "" ? "-" : v) }' "/proc/pressure/$1"
+}
+
+# host_load: load1,cpu_psi,io_psi (some avg60) of the host now, for boots.csv.
+host_load() {
+	local load1 _
+	read -r load1 _ < /proc/loadavg
+	echo "$load1,$(psi cpu avg60),$(psi io avg60)"
+}
+
+# busiest: the host's busiest process over 5% CPU (ps: its CPU time over its lifetime),
+# not a VM nor this bench, as "name pcpu%", or -.
+busiest() {
+	ps -eo pcpu=,comm= --sort=-pcpu | awk '
+		!found && $1 > 5 && $2 !~ /^(qemu|ps$|bench\.sh|vm\.sh|awk$)/ {
+			pc = $1; $1 = ""; sub(/^ +/, ""); gsub(/,/, " "); print $0 " " pc "%"; found = 1 }
+		END { if (!found) print "-" }'
+}
+
+# wait_host_idle: wait (up to a minute) until the host has been idle for 10 s: CPU
+# pressure (some avg10) < 5% and disk pressure < 1%, so that earlier deletions
+# (discards), builds or other users do not slow the next boot. Fails if it never was.
+# (load1 is recorded, not waited for: after a VM it takes minutes to decay.)
+wait_host_idle() {
 	local i quiet=0
 	sync
-	for ((i = 0; i < 180 && quiet < 10; i++)); do
-		if awk '/^some/ { split($2, a, "="); exit !(a[2] < 1) }' /proc/pressure/io 2>/dev/null; then
+	for ((i = 0; i < 60 && quiet < 10; i++)); do
+		if awk -v c="$(psi cpu avg10)" -v d="$(psi io avg10)" \
+			'BEGIN { exit !((c == "-" || c < 5) && (d == "-" || d < 1)) }'; then
 			quiet=$((quiet + 1))
 		else
 			quiet=0
 		fi
 		sleep 1
 	done
+	[ "$quiet" -ge 10 ]
 }
 
 fmt_min() { printf '%d min' $((($1 + 59) / 60)); }
@@ -48,7 +75,7 @@ order() {
 }
 
 main() {
-	local prof=${1:-short} dir reps rep k rc start secs total
+	local prof=${1:-short} dir reps rep k rc start secs total flag before busy
 	profile "$prof" || die "unknown bench profile '$prof': use short, full, mixed, mm, policy or nfsd"
 	local base=${BENCH_BASE:-stock}
 	dir=${2:-$(new_dir "$prof")}
@@ -61,7 +88,7 @@ main() {
 	total=$((reps * ($(boot_seconds stock) + $(boot_seconds patched))))
 	log "plan: profile $prof, $reps repetitions x (stock + patched), ${#PROFILE_RUNS[@]} suite calls per boot;" \
 		"estimated $(fmt_min "$total") (stock boot ~$(fmt_min "$(boot_seconds stock)")," \
-		"patched ~$(fmt_min "$(boot_seconds patched)"))"
+		"patched ~$(fmt_min "$(boot_seconds patched)")), plus 10-60 s before each boot for an idle host"
 	# One pair of scratch disk images for all boots of the run (each boot makes a new
 	# filesystem on it). Deleting multi-GB images between boots let the host, whose ext4
 	# discards freed blocks, stall the next boot's disk I/O for minutes: O_DIRECT fell from
@@ -70,7 +97,6 @@ main() {
 	VM_DISK_DIR=$(vm_disk_dir "$dir")
 	rm -rf "$VM_DISK_DIR"
 	defer "rm -rf '$VM_DISK_DIR'"
-	wait_host_io_idle
 	# The suite as the branch has it, so that the tree's checkout may change meanwhile.
 	export VM_SRC=$CACHE_DIR/bench-src VM_MEM=$PROFILE_MEM VM_DISK_MB=$PROFILE_DISK_MB
 	export VM_TIMEOUT=${VM_TIMEOUT:-$((3 * $(boot_seconds patched) + 300))}
@@ -78,16 +104,20 @@ main() {
 	mkdir -p "$dir/raw" "$VM_SRC"
 	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
 	printf '{"profile":"%s","reps":%d,"base":"%s"}\n' "$prof" "$reps" "$base" > "$dir/bench.json"
-	echo "rep,kernel,boot,seconds,status" > "$dir/boots.csv"
+	echo "rep,kernel,boot,seconds,status,load1_before,cpu_psi_before,io_psi_before,load1_after,cpu_psi_after,io_psi_after,busy_before,flag" > "$dir/boots.csv"
 	for ((rep = 1; rep <= reps; rep++)); do
 		for k in $(order "$rep"); do
+			flag=""
+			wait_host_idle || { flag=loaded; warn "host still busy after a minute: rep $rep $k boots loaded"; }
+			before=$(host_load)
+			busy=$(busiest)
 			start=$(date +%s)
 			rc=0
 			step "bench $prof, repetition $rep/$reps, $k kernel" \
 				"$TOP/scripts/vm.sh" "bench-$([ "$k" = stock ] && echo "$base" || echo "$k")" \
 				bench.sh "$dir/raw/rep$rep-$k" "$prof" || rc=$?
 			secs=$(($(date +%s) - start))
-			echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)")" >> "$dir/boots.csv"
+			echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)"),$before,$(host_load),$busy,$flag" >> "$dir/boots.csv"
 		done
 	done
 	step "report" python3 "$TOP/scripts/report.py" "$dir"

@@ -10,14 +10,15 @@ DIR/plots/. Without DIR/raw (a committed run) it reports from DIR/reps.csv.
 Every cell is the median over the repetitions with the min-max beside it.
 Ratios within one kernel (dontcache / buffered) are taken per boot; ratios
 between kernels pair the stock and patched boots of the same repetition.
-Verdicts use unrounded values and the run-to-run spread of code the series
-does not change (buffered and O_DIRECT writes, the raw disk): a margin smaller
-than that spread is "within noise".
+Verdicts compare a distribution-free interval of the median (order statistics,
+sign test, >= 90% coverage when n allows) with the target (RULE below).
 """
 
+import argparse
 import csv
 import glob
 import json
+import math
 import os
 import re
 import statistics
@@ -27,31 +28,19 @@ import sys
 KERNELS = ("stock", "patched")
 KEY = ("target", "workload", "mode", "job")
 
-# Columns of the per-workload tables: (metric, label, ratio makes sense).
+# Rows of the per-workload tables: (metric, label).
 TABLE_METRICS = [
-    ("write_mbs", "write MB/s"),
-    ("read_mbs", "read MB/s"),
-    ("lat_p99_ms", "p99 ms"),
-    ("lat_p999_ms", "p99.9 ms"),
-    ("peak_dirty_mb", "peak Dirty MB"),
-    ("peak_cached_mb", "peak Cached MB"),
-    ("other_dirty_mb", "other file dirty MB"),
+    ("write_mbs", "write MB/s"), ("read_mbs", "read MB/s"), ("lat_p99_ms", "p99 ms"),
+    ("lat_p999_ms", "p99.9 ms"), ("peak_dirty_mb", "peak Dirty MB"),
+    ("peak_cached_mb", "peak Cached MB"), ("other_dirty_mb", "other file dirty MB"),
     ("other_written_mb", "other file written MB"),
-    ("dontcache_cached_mb", "dontcache file cached MB"),
-    ("cpu_s_per_gb", "guest CPU s/GB"),
-    ("nfsd_cpu_s_per_gb", "nfsd CPU s/GB"),
-    ("srv_commit", "srv COMMIT"),
-    ("flushes_per_write", "disk flushes per WRITE"),
-    ("cli_commit", "cli COMMIT"),
-    ("path_direct", "WRITE direct"),
-    ("path_split", "WRITE split"),
-    ("path_fallback", "WRITE fallback"),
-    ("wb_flushed", "wb flushed"),
-    ("wb_skip_busy", "wb skip busy"),
-    ("wb_skip_guard", "wb skip guard"),
-    ("wb_pressure", "wb pressure"),
-    ("wb_batching", "wb batching"),
-    ("wb_nowait", "wb nowait"),
+    ("dontcache_cached_mb", "dontcache file cached MB"), ("cpu_s_per_gb", "guest CPU s/GB"),
+    ("nfsd_cpu_s_per_gb", "nfsd CPU s/GB"), ("srv_commit", "srv COMMIT"),
+    ("flushes_per_write", "disk flushes per WRITE"), ("cli_commit", "cli COMMIT"),
+    ("path_direct", "WRITE direct"), ("path_split", "WRITE split"),
+    ("path_fallback", "WRITE fallback"), ("wb_flushed", "wb flushed"),
+    ("wb_skip_busy", "wb skip busy"), ("wb_skip_guard", "wb skip guard"),
+    ("wb_pressure", "wb pressure"), ("wb_batching", "wb batching"), ("wb_nowait", "wb nowait"),
     ("fairness", "clients: slowest / fastest"),
 ]
 
@@ -69,24 +58,15 @@ def fmt(v):
     if v == int(v) and (v == 0 or abs(v) >= 10):
         return "%d" % v
     a = abs(v)
-    if a >= 100:
-        return "%.0f" % v
-    if a >= 10:
-        return "%.1f" % v
-    if a >= 1:
-        return "%.2f" % v
-    return "%.3f" % v
+    return "%.*f" % (0 if a >= 100 else 1 if a >= 10 else 2 if a >= 1 else 3, v)
 
 
 def spread(vals):
-    """'median [min-max]' of a list of numbers, or '-'."""
+    """'median [min-max]' of numbers, or '-'."""
     vals = [v for v in vals if v is not None]
-    if not vals:
-        return "-"
-    med = statistics.median(vals)
-    if len(vals) == 1:
-        return fmt(med)
-    return "%s [%s–%s]" % (fmt(med), fmt(min(vals)), fmt(max(vals)))
+    if len(vals) < 2:
+        return fmt(median(vals))
+    return "%s [%s–%s]" % (fmt(median(vals)), fmt(min(vals)), fmt(max(vals)))
 
 
 def median(vals):
@@ -98,14 +78,6 @@ def median(vals):
 # Collecting the rows.
 
 
-def parse_dir(parse, suite_dir):
-    out = subprocess.run([parse, "--reps", suite_dir], check=False,
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        return []
-    return list(csv.DictReader(out.stdout.splitlines()))
-
-
 def collect(run_dir, parse):
     rows, fields = [], None
     for boot in sorted(glob.glob(os.path.join(run_dir, "raw", "rep*-*"))):
@@ -113,34 +85,31 @@ def collect(run_dir, parse):
         if not m:
             continue
         rep, kernel = int(m.group(1)), m.group(2)
-        limit = os.path.join(boot, "limits-odirect.json")
-        if os.path.exists(limit):
-            try:
-                with open(limit) as f:
-                    bw = json.load(f)["jobs"][0]["write"]["bw_bytes"] / 1e6
-                rows.append({"kernel": kernel, "rep": rep, "target": "disk",
-                             "workload": "raw-odirect", "mode": "direct",
-                             "job": "odirect", "write_mbs": bw})
-            except (ValueError, KeyError, IndexError):
-                pass
+        limit = read_json(os.path.join(boot, "limits-odirect.json"))
+        try:
+            rows.append({"kernel": kernel, "rep": rep, "target": "disk",
+                         "workload": "raw-odirect", "mode": "direct", "job": "odirect",
+                         "write_mbs": limit["jobs"][0]["write"]["bw_bytes"] / 1e6})
+        except (TypeError, KeyError, IndexError):
+            pass  # no limits-odirect.json, or fio wrote no result
         for suite in sorted(glob.glob(os.path.join(boot, "run*-*"))):
             if not os.path.isdir(suite):
                 continue
             target = suite.rsplit("-", 1)[1]
-            for r in parse_dir(parse, suite):
+            out = subprocess.run([parse, "--reps", suite], check=False,
+                                 capture_output=True, text=True)
+            for r in csv.DictReader(out.stdout.splitlines() if out.returncode == 0 else []):
                 fields = fields or list(r.keys())
                 r = dict(r)
                 r.update(kernel=kernel, rep=rep, target=target)
                 rows.append(r)
     # What the devices reported, once per distinct answer.
-    disks, seen = [], set()
+    disks = {}
     for path in sorted(glob.glob(os.path.join(run_dir, "raw", "rep*-*", "disks.csv"))):
         kernel = os.path.basename(os.path.dirname(path)).split("-", 1)[1]
         for r in read_csv(path):
-            sig = (kernel,) + tuple(r.values())
-            if sig not in seen:
-                seen.add(sig)
-                disks.append(dict(kernel=kernel, **r))
+            disks.setdefault((kernel,) + tuple(r.values()), dict(kernel=kernel, **r))
+    disks = list(disks.values())
     if disks:
         with open(os.path.join(run_dir, "disks.csv"), "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(disks[0].keys()))
@@ -156,26 +125,17 @@ def collect(run_dir, parse):
             w.writerow(r)
 
 
-def load_rows(run_dir):
-    with open(os.path.join(run_dir, "reps.csv")) as f:
-        rows = list(csv.DictReader(f))
-    for r in rows:
-        r["rep"] = int(r["rep"])
-    return rows
-
-
 class Data:
     """Per-repetition values: data[(kernel, target, workload, mode, job)][rep][metric]."""
 
     def __init__(self, rows):
+        for r in rows:
+            r["rep"] = int(r["rep"])
         self.v = {}
         self.reps = sorted({r["rep"] for r in rows})
-        self.keys = []
+        self.keys = list(dict.fromkeys(tuple(r[k] for k in KEY) for r in rows))
         for r in rows:
-            key = tuple(r[k] for k in KEY)
-            if key not in self.keys:
-                self.keys.append(key)
-            self.v.setdefault((r["kernel"],) + key, {})[r["rep"]] = r
+            self.v.setdefault((r["kernel"],) + tuple(r[k] for k in KEY), {})[r["rep"]] = r
 
     def get(self, kernel, key, metric):
         """{rep: value} of one metric."""
@@ -186,17 +146,18 @@ class Data:
     def vals(self, kernel, key, metric):
         return list(self.get(kernel, key, metric).values())
 
-    def ratio_within(self, kernel, key_a, key_b, metric_a, metric_b=None):
+    def ratio_within(self, kernel, key_a, key_b, metric):
         """Per boot: value of key_a / value of key_b, same kernel."""
-        a = self.get(kernel, key_a, metric_a)
-        b = self.get(kernel, key_b, metric_b or metric_a)
-        return [a[r] / b[r] for r in a if r in b and b[r]]
+        return div(self.get(kernel, key_a, metric), self.get(kernel, key_b, metric))
 
     def ratio_paired(self, key, metric):
         """Per repetition: patched / stock."""
-        s = self.get("stock", key, metric)
-        p = self.get("patched", key, metric)
-        return [p[r] / s[r] for r in p if r in s and s[r]]
+        return div(self.get("patched", key, metric), self.get("stock", key, metric))
+
+
+def div(a, b):
+    """{rep: a / b} of two {rep: value}, for the reps both have (and b is not 0)."""
+    return {r: a[r] / b[r] for r in a if b.get(r)}
 
 
 # ---------------------------------------------------------------------------
@@ -207,128 +168,157 @@ UNTOUCHED = [
     (("local", "seq-write", "direct", "seq-write"), "O_DIRECT streaming write"),
     (("disk", "raw-odirect", "direct", "odirect"), "raw O_DIRECT to the scratch disk"),
 ]
+CONF = 0.90
+
+RULE = ("Verdicts: the interval of a row's median is the narrowest pair of order statistics "
+        "[x(k), x(n+1−k)] of its values whose coverage (sign test) is at least 90%, else "
+        "[min, max] with the coverage reached (75% for n = 3). *met*: the interval is wholly "
+        "on the goal's side of the target (P6: inside 0.97–1.03; equality goals: every value "
+        "equals the target); *not met*: wholly on the other side; *undecided*: it straddles "
+        "the target, and N more pairs would decide if the share q of values on the median's "
+        "side held: N + n is the least at which a sign test of round(q·(N + n)) out of N + n "
+        "rejects at two-sided 10%. *meet*: how many values meet the target.")
 
 
-def noise(d):
-    """Largest (max - min) / median of untouched code over both kernels."""
-    rows, worst = [], 0.0
-    for key, what in UNTOUCHED:
-        for k in KERNELS:
-            v = d.vals(k, key, "write_mbs")
-            if len(v) < 2:
-                continue
-            s = (max(v) - min(v)) / statistics.median(v)
-            worst = max(worst, s)
-            rows.append((what, k, v, s))
-    return worst, rows
+def interval(vals):
+    """(lo, hi, coverage): the narrowest order-statistic interval [x(k), x(n+1-k)] of the
+    median whose coverage 1 - 2 P(Bin(n, 1/2) < k) is >= CONF, else [min, max]."""
+    x, n = sorted(vals), len(vals)
+    k, below = 1, 1  # below: sum of C(n, i) for i < k
+    while k < (n + 1) // 2 and 1 - 2 * (below + math.comb(n, k)) / 2 ** n >= CONF:
+        below += math.comb(n, k)
+        k += 1
+    return x[k - 1], x[n - k], 1 - 2 * below / 2 ** n
 
 
-def judge(value, op, target, band):
-    if value is None:
-        return "not measured"
+def meet(vals, op, target):
+    """'k/n': how many of the values meet the target."""
+    return "%d/%d" % (sum({">=": v >= target, "<=": v <= target, "==": v == target,
+                           "±": abs(v - 1) <= target}[op] for v in vals), len(vals))
+
+
+def verdict(vals, op, target):
+    """met / **not met** / undecided (with the pairs needed) for the values of one row."""
     if op == "==":
-        return "met" if value == target else "**not met**"
-    if target and abs(value - target) / abs(target) < band:
-        return "within noise"
-    ok = value >= target if op == ">=" else value <= target
-    return "met" if ok else "**not met**"
+        return "met" if all(v == target for v in vals) else "**not met**"
+    lo, hi, _ = interval(vals)
+    m, n = median(vals), len(vals)
+    if op == ">=":
+        ok, bad, bounds = lo >= target, hi < target, [target]
+    elif op == "<=":
+        ok, bad, bounds = hi <= target, lo > target, [target]
+    else:  # within 1 ± target: the bounds the interval crosses, or the one the median is past
+        a, b = 1 - target, 1 + target
+        ok, bad = a <= lo and hi <= b, hi < a or lo > b
+        bounds = [t for t, out in ((a, lo < a), (b, hi > b)) if out] if a <= m <= b \
+            else [a if m < a else b]
+    if ok or bad:
+        return "met" if ok else "**not met**"
+    more = []
+    for t in bounds:
+        # The share q on the median's side; the n at which pairs split like that,
+        # round(q n) on that side (+1) and the rest not (-1), give an interval above 0.
+        q = sum(v > t if m > t else v < t for v in vals) / n
+        if q <= 0.5:
+            return "undecided (pairs split evenly; more pairs will not decide)"
+        more.append(next((n2 - n for n2 in range(n + 1, 501) if interval(
+            [1] * round(q * n2) + [-1] * (n2 - round(q * n2)))[0] > 0), None))
+    if None in more:
+        return "undecided (need > %d more pairs)" % (500 - n)
+    return "undecided (need ~%d more pairs)" % max(more)
 
 
-def vs_stock(s, p, band):
-    """How the patched median compares with the stock median."""
-    ms, mp = median(s), median(p)
-    if ms is None or mp is None or ms == 0:
-        return "-"
-    rel = (mp - ms) / abs(ms)
-    word = "within noise" if abs(rel) < band else ("higher" if rel > 0 else "lower")
-    return "%+.1f%% (%s)" % (100 * rel, word)
+def ci(vals):
+    """'[lo–hi] coverage%' of the median's interval, or '-'."""
+    lo, hi, cov = interval(vals) if vals else (None, None, 0)
+    return "[%s–%s] %.1f%%" % (fmt(lo), fmt(hi), 100 * cov) if vals else "-"
 
 
 def cached_share(d, kernel, key):
     """kara-mixed, per boot: the dontcache file's MB still cached / the MB its writer wrote."""
     cached = d.get(kernel, key, "dontcache_cached_mb")
     wrote = d.get(kernel, key, "write_gb")
-    return [cached[r] / (wrote[r] * 1000) for r in cached if wrote.get(r)]
+    return {r: cached[r] / (wrote[r] * 1000) for r in cached if wrote.get(r)}
 
 
-def goals(d, band, ram_gb):
+def goals(d, ram_gb):
+    """(table rows, what was not measured, P1 throughput verdicts of both kernels or False)."""
     L = "local"
-    seqb = (L, "seq-write", "buffered", "seq-write")
-    sequ = (L, "seq-write", "uncached", "seq-write")
-    seqd = (L, "seq-write", "direct", "seq-write")
-    f32b = (L, "files32-write", "buffered", "files32-write")
-    f32u = (L, "files32-write", "uncached", "files32-write")
+    seqb, sequ = ((L, "seq-write", m, "seq-write") for m in ("buffered", "uncached"))
+    f32b, f32u = ((L, "files32-write", m, "files32-write") for m in ("buffered", "uncached"))
+    nfs0, nfs1 = (("nfs", "seq-write", m, "seq-write") for m in ("mode0", "mode1"))
     comp = (L, "competing-writers", "buffered", "buffered-writer")
     solo = (L, "solo-writer", "buffered", "buffered-writer")
-    m2 = ("nfsmount", "split-write", "mode2", "split-write")
-    m4 = ("nfsmount", "split-write", "mode4", "split-write")
+    m2, m4 = (("nfsmount", "split-write", m, "split-write") for m in ("mode2", "mode4"))
     mis = ("nfs", "misaligned-write", "mode2", "misaligned-write")
     kara = (L, "kara-mixed", "buffered", "dontcache-writer")
     rdalone = (L, "readers-alone", "buffered", "readers")
     rdbeside = (L, "readers-beside-writer", "buffered", "readers")
 
-    def big_enough(*keys):
-        """P1-P3 need reclaim during the run: every run wrote more than the guest's RAM
-        (into a data set of twice the RAM, see the header)."""
-        w = [x for k in keys for kern in KERNELS for x in d.vals(kern, k, "write_gb")]
-        if not w or ram_gb is None:
-            return None
-        return min(w) >= ram_gb, min(w)
+    def both(a, b, metric):
+        """(stock, patched): per boot, a / b."""
+        return tuple(d.ratio_within(kern, a, b, metric) for kern in KERNELS)
 
-    out = []
+    out, measured, missing = [], set(), []
 
-    def goal(name, what, s, p, op, target, sized=None, band_override=None, cross=False):
-        verdict = judge(median(p), op, target, band if band_override is None else band_override)
-        if sized is not None:
-            ok, least = sized
-            if not ok:
-                verdict = "cannot judge (a run wrote %.2f GB, less than the RAM)" % least
-        cmp = "-" if cross else vs_stock(s, p, band)
-        out.append((name, what, spread(s) if not cross else "-", spread(p), cmp,
-                    "%s %s" % (op, fmt(target)) if op != "==" else "= %s" % fmt(target),
-                    verdict))
+    def goal(name, what, s, p, op, target, sized=()):
+        """s, p: {rep: value} of stock and patched; s is None when p holds paired ratios.
+        sized: the runs that must each write more than the guest's RAM (into a data set
+        of twice the RAM) for reclaim to happen during the run (P1-P3)."""
+        if not s and not p:
+            missing.append((name, what))
+            return
+        measured.add(name)
+        pv = list(p.values())
+        verd = verdict(pv, op, target) if pv else "not measured on patched"
+        wrote = [x for k in sized for kern in KERNELS for x in d.vals(kern, k, "write_gb")]
+        if wrote and ram_gb and min(wrote) < ram_gb:
+            verd = "cannot judge (a run wrote %.2f GB, less than the RAM)" % min(wrote)
+        ps = list(div(p, s).values()) if s else []
+        out.append((name, what, spread(s.values()) if s else "-", spread(pv),
+                    "%s %s" % (fmt(median(ps)), ci(ps)) if ps else "-",
+                    {"==": "= %g", "±": "1 ± %g"}.get(op, op + " %g") % target,
+                    meet(pv, op, target) + (" (stock %s)" % meet(s.values(), op, target)
+                                            if s else ""), ci(pv), verd))
 
-    s1 = big_enough(seqb, sequ)
+    for what, key in (("1 writer", sequ), ("32 files", f32u), ("NFSD mode 1", nfs1)):
+        goal("P0", "%s, dontcache MB/s, patched / stock (paired)" % what, None,
+             d.ratio_paired(key, "write_mbs"), ">=", 1.0)
+    for what, a, b in (("1 writer, dontcache / buffered", sequ, seqb),
+                       ("32 files, dontcache / buffered", f32u, f32b),
+                       ("NFSD, mode 1 / mode 0", nfs1, nfs0)):
+        goal("P0", "%s of the same boot, patched / stock (paired)" % what, None,
+             div(*reversed(both(a, b, "write_mbs"))), ">=", 1.0)
     goal("P1", "dontcache / buffered streaming write (per boot)",
-         d.ratio_within("stock", sequ, seqb, "write_mbs"),
-         d.ratio_within("patched", sequ, seqb, "write_mbs"), ">=", 0.95, s1)
+         *both(sequ, seqb, "write_mbs"), ">=", 0.95, (seqb, sequ))
     goal("P1", "peak Cached, dontcache / buffered",
-         d.ratio_within("stock", sequ, seqb, "peak_cached_mb"),
-         d.ratio_within("patched", sequ, seqb, "peak_cached_mb"), "<=", 0.10, s1)
+         *both(sequ, seqb, "peak_cached_mb"), "<=", 0.10, (seqb, sequ))
     goal("P2", "32 files, dontcache / buffered",
-         d.ratio_within("stock", f32u, f32b, "write_mbs"),
-         d.ratio_within("patched", f32u, f32b, "write_mbs"), ">=", 0.95, big_enough(f32b, f32u))
+         *both(f32u, f32b, "write_mbs"), ">=", 0.95, (f32b, f32u))
     goal("P3", "buffered writer beside a dontcache writer / the same writer alone",
-         d.ratio_within("stock", comp, solo, "write_mbs"),
-         d.ratio_within("patched", comp, solo, "write_mbs"), ">=", 0.90, big_enough(comp, solo))
+         *both(comp, solo, "write_mbs"), ">=", 0.90, (comp, solo))
     goal("P4", "client COMMITs, split-write in mode 4 (stock: mode 2)",
-         d.vals("stock", m2, "cli_commit"), d.vals("patched", m4, "cli_commit"), "==", 0)
+         d.get("stock", m2, "cli_commit"), d.get("patched", m4, "cli_commit"), "==", 0)
     goal("P4", "nfsd CPU per GB, mode 4 / mode 2 (split-write)",
-         [], d.ratio_within("patched", m4, m2, "nfsd_cpu_s_per_gb"), "<=", 0.75)
+         None, d.ratio_within("patched", m4, m2, "nfsd_cpu_s_per_gb"), "<=", 0.75)
     goal("P5", "misaligned 47008-byte WRITEs, mode 2, patched / stock (paired)",
-         [], d.ratio_paired(mis, "write_mbs"), ">=", 2.0, cross=True)
+         None, d.ratio_paired(mis, "write_mbs"), ">=", 2.0)
     goal("P7", "other file written back beside a dontcache writer, patched / stock (paired)",
-         [], d.ratio_paired(kara, "other_written_mb"), "<=", 0.10, cross=True)
+         None, d.ratio_paired(kara, "other_written_mb"), "<=", 0.10)
     goal("P7", "dontcache file cached at the end / its data set",
          cached_share(d, "stock", kara), cached_share(d, "patched", kara), "<=", 0.10)
     goal("P8", "random readers beside a dontcache writer / alone, MB/s (per boot)",
-         d.ratio_within("stock", rdbeside, rdalone, "read_mbs"),
-         d.ratio_within("patched", rdbeside, rdalone, "read_mbs"), ">=", 0.90)
+         *both(rdbeside, rdalone, "read_mbs"), ">=", 0.90)
     goal("P8", "random readers beside a dontcache writer / alone, p99 (per boot)",
-         d.ratio_within("stock", rdbeside, rdalone, "lat_p99_ms"),
-         d.ratio_within("patched", rdbeside, rdalone, "lat_p99_ms"), "<=", 1.5)
-    p6 = "cannot judge (noise %.1f%% > the 3%% band)" % (100 * band) if band > 0.03 else None
-    for key, what in ((seqb, "buffered"), (seqd, "O_DIRECT")):
-        r = d.ratio_paired(key, "write_mbs")
-        if p6 and r:
-            verdict = p6
-        elif not r:
-            verdict = "not measured"
-        else:
-            verdict = "met" if abs(median(r) - 1) <= 0.03 else "**not met**"
-        out.append(("P6", "%s streaming write, patched / stock (paired)" % what, "-",
-                    spread(r), "-", "1 ± 0.03", verdict))
-    return out
+         *both(rdbeside, rdalone, "lat_p99_ms"), "<=", 1.5)
+    for key, what in UNTOUCHED[:2]:
+        goal("P6", "%s, patched / stock (paired)" % what, None,
+             d.ratio_paired(key, "write_mbs"), "±", 0.03)
+    unmeasured = ", ".join(sorted({g for g, _ in missing} - measured))
+    rows = "; ".join('%s "%s"' % m for m in missing if m[0] in measured)
+    unmeasured += ("; rows " if unmeasured else "rows ") + rows if rows else ""
+    p1 = [list(v.values()) for v in both(sequ, seqb, "write_mbs")]
+    return out, unmeasured, all(p1) and tuple(verdict(v, ">=", 0.95) for v in p1)
 
 
 # ---------------------------------------------------------------------------
@@ -448,16 +438,7 @@ def plot(run_dir, d, target, workload, metric, label):
         "plot '%s.tsv' using 2:3:4:xtic(1) title 'stock v7.3.4' lc rgb '#8c8c8c', "
         "'' using 5:6:7 title 'patched' lc rgb '#1f77b4'" % base,
     ])
-    r = subprocess.run(["gnuplot"], input=script, text=True, cwd=pdir,
-                       capture_output=True, check=False)
-    return "plots/%s.png" % base if r.returncode == 0 else None
-
-
-def series_dir(run_dir, kernel, target, workload, mode):
-    """The suite's directory of repetition 1's run of one workload and mode on one kernel."""
-    hits = glob.glob(os.path.join(run_dir, "raw", "rep1-%s" % kernel, "run*-%s" % target,
-                                  workload, mode, "rep1"))
-    return hits[0] if hits else None
+    return "plots/%s.png" % base if gnuplot(pdir, script) else None
 
 
 def bw_per_second(rdir):
@@ -474,22 +455,20 @@ def bw_per_second(rdir):
     return sorted(total.items())
 
 
-def cached_per_second(rdir):
-    """(seconds, Cached MB) from the suite's /proc/meminfo samples."""
-    rows = read_csv(os.path.join(rdir, "meminfo.tsv"), delimiter="\t")
-    return [(float(r["time_s"]), int(r["cached_kb"]) / 1024) for r in rows]
-
-
 def time_series(run_dir, target, workload):
     """MB/s and page cache over the run, stock and patched, buffered and dontcache
     (repetition 1 of each kernel): one PNG with two panels, or None."""
     series = []
     for kern in KERNELS:
         for mode, name in (("buffered", "buffered"), ("uncached", "dontcache")):
-            rdir = series_dir(run_dir, kern, target, workload, mode)
+            rdir = os.path.join(run_dir, "raw", "rep1-" + kern, "run*-" + target, workload,
+                                mode, "rep1")
+            rdir = (glob.glob(rdir) or [None])[0]
             if not rdir:
                 continue
-            bw, cached = bw_per_second(rdir), cached_per_second(rdir)
+            bw = bw_per_second(rdir)
+            cached = [(float(r["time_s"]), int(r["cached_kb"]) / 1024)
+                      for r in read_csv(os.path.join(rdir, "meminfo.tsv"), delimiter="\t")]
             if not bw and not cached:
                 continue
             series.append(("%s %s" % (kern if kern == "patched" else "stock v7.3.4", name),
@@ -526,9 +505,13 @@ def time_series(run_dir, target, workload):
         "plot " + ", ".join(plots_c) if plots_c else "",
         "unset multiplot",
     ])
-    r = subprocess.run(["gnuplot"], input=script, text=True, cwd=pdir,
-                       capture_output=True, check=False)
-    return "plots/%s.png" % base if r.returncode == 0 and plots_bw else None
+    return "plots/%s.png" % base if gnuplot(pdir, script) and plots_bw else None
+
+
+def gnuplot(pdir, script):
+    """Run a gnuplot script in pdir; True if it worked."""
+    return subprocess.run(["gnuplot"], input=script, text=True, cwd=pdir,
+                          capture_output=True, check=False).returncode == 0
 
 
 def kernel_rows(d, keys, metrics):
@@ -539,14 +522,12 @@ def kernel_rows(d, keys, metrics):
 
 
 def report(run_dir):
-    rows = load_rows(run_dir)
-    d = Data(rows)
+    d = Data(read_csv(os.path.join(run_dir, "reps.csv")))
     vm, guest = shape(run_dir)
     metas = suite_meta(run_dir)
     boots = read_csv(os.path.join(run_dir, "boots.csv"))
     mem_kb = (guest.get("memtotal_kb") or [None])[0]
     ram_gb = mem_kb * 1024 / 1e9 if mem_kb else None
-    band, noise_rows = noise(d)
     out = ["# nfsd-io-bench: stock v7.3.4 vs the series, interleaved", ""]
     name = os.path.basename(os.path.abspath(run_dir))
     out += ["Run `%s`, profile `%s`: %d repetitions; each repetition boots both kernels, "
@@ -579,17 +560,28 @@ def report(run_dir):
 
     out += ["## Boots", ""]
     failed = [b for b in boots if b.get("status") != "ok"]
-    out += md_table(["rep", "kernel", "order", "seconds", "status"],
-                    [(b["rep"], b["kernel"], b["boot"], b["seconds"], b["status"]) for b in boots])
+    load = bool(boots) and "load1_before" in boots[0]
+    out += md_table(["rep", "kernel", "order", "seconds", "status"] + (
+        ["host load1", "CPU pressure", "IO pressure", "busiest before", "flag"] if load else []),
+        [(b["rep"], b["kernel"], b["boot"], b["seconds"], b["status"]) + (tuple(
+            "%s → %s" % (b[x + "_before"], b[x + "_after"])
+            for x in ("load1", "cpu_psi", "io_psi")) + (b["busy_before"], b["flag"])
+            if load else ()) for b in boots])
     out += ["", "Failed boots: " + (", ".join("rep %s %s" % (b["rep"], b["kernel"])
                                               for b in failed) or "none") + ".", ""]
-    missing = []
-    for key in d.keys:
-        for k in KERNELS:
-            got = set(d.v.get((k,) + key, {}))
-            lost = [r for r in d.reps if r not in got]
-            if lost and (k == "patched" or not re.match(r"mode[34]$", key[2])):
-                missing.append("%s %s %s %s (%s): rep %s" % (key + (k, ",".join(map(str, lost)))))
+    if load:
+        out += ["Host load before → after each boot: the 1-minute load average and the "
+                "share of time some task waited for CPU or IO (PSI some avg60, %%); the "
+                "busiest other host process (over 5%% CPU) before it. Before each boot the "
+                "bench waits up to 120 s for load1 < 0.5, CPU pressure avg10 < 5%% and IO "
+                "pressure < 1%%; boots flagged `loaded` started without that: %d of %d."
+                % (sum(b["flag"] == "loaded" for b in boots), len(boots)), ""]
+    else:
+        out += ["Host load was not recorded for this run's boots.", ""]
+    missing = ["%s %s %s %s (%s): rep %s" % (key + (k, ",".join(map(str, lost))))
+               for key in d.keys for k in KERNELS
+               for lost in [[r for r in d.reps if r not in d.v.get((k,) + key, {})]]
+               if lost and (k == "patched" or not re.match(r"mode[34]$", key[2]))]
     out += ["Runs without a result (left out of the medians): " +
             ("; ".join(missing) if missing else "none") + ".", ""]
 
@@ -601,20 +593,36 @@ def report(run_dir):
                 "payload's offset in the receive buffer (4-byte aligned) meets dio_mem_align: "
                 "NVMe's dma_alignment 3 allows it, virtio-blk's 511 does not.", ""]
 
-    out += ["## Noise: code the series does not change", ""]
-    out += md_table(["what", "kernel", "MB/s median [min–max]", "spread (max-min)/median"],
-                    [(w, k, spread(v), "%.1f%%" % (100 * s)) for w, k, v, s in noise_rows])
-    out += ["", "Noise band: **%.1f%%**, the largest spread above. A patched-stock difference, "
-            "or a goal's margin, smaller than this is *within noise*." % (100 * band), ""]
+    out += ["## Noise of untouched code", ""]
+    noise = []
+    for key, what in UNTOUCHED:
+        r = list(d.ratio_paired(key, "write_mbs").values())
+        if r:
+            noise.append((what, fmt(median(r)), ci(r), meet(r, "±", 0.03))
+                         + tuple(spread(d.vals(k, key, "write_mbs")) for k in KERNELS))
+    out += md_table(["what", "patched / stock (paired)", "interval (coverage)",
+                     "within 1 ± 0.03", "stock MB/s", "patched MB/s"], noise)
+    out += ["", "Code the series does not change, patched/stock of the same repetition; "
+            "MB/s as median [min–max]. P6 is judged from the first two rows.", ""]
 
     out += ["## Goals", ""]
-    out += md_table(["goal", "what", "stock", "patched", "patched vs stock", "target", "verdict"],
-                    goals(d, band, ram_gb))
+    rows, unmeasured, p1_verdicts = goals(d, ram_gb)
+    out += md_table(["goal", "what", "stock", "patched", "patched / stock (paired)", "target",
+                     "meet", "interval (coverage)", "verdict"], rows)
+    if unmeasured:
+        out += ["", "Not measured by this profile: %s." % unmeasured]
+    p1 = "" if not p1_verdicts else (
+        "P1 compares dontcache with buffered writes within one kernel, and stock v7.3.4 has "
+        "dontcache too, so P1 cannot judge the series" + (
+            ": under TCG both kernels meet it. " if p1_verdicts == ("met", "met") else
+            " (its throughput row in this run, stock: %s; patched: %s). " % p1_verdicts))
     out += ["", "Values are medians [min–max] over the repetitions of per-boot ratios "
-            "(within one kernel) or of patched/stock ratios of the same repetition. "
+            "(within one kernel) or of patched/stock ratios of the same repetition (P0, P5, "
+            "P6, P7's first row). P0 is the series' own effect: dontcache on the patched "
+            "kernel against dontcache on stock. " + p1 +
             "P1–P3 are judged only when every run they use wrote more than the guest's RAM "
             "(%s GB) into its data set of twice the RAM, so that writeback and reclaim happen "
-            "during the run." % ("%.2f" % ram_gb if ram_gb else "?"), ""]
+            "during the run." % ("%.2f" % ram_gb if ram_gb else "?"), "", RULE, ""]
 
     nfs_keys = [k for k in d.keys if k[0] in ("nfs", "nfsmount")
                 and re.match(r"mode[234]$", k[2])]
@@ -623,15 +631,13 @@ def report(run_dir):
         prow = []
         for k in nfs_keys:
             for kern in KERNELS:
-                dv = d.get(kern, k, "path_direct")
-                sv = d.get(kern, k, "path_split")
-                fv = d.get(kern, k, "path_fallback")
+                dv, sv, fv = (d.get(kern, k, "path_" + x) for x in ("direct", "split", "fallback"))
                 if not (dv or sv or fv):
                     continue
                 share = [sv.get(r, 0) / t for r in d.reps
                          for t in [dv.get(r, 0) + sv.get(r, 0) + fv.get(r, 0)] if t]
-                prow.append((k[0], k[1], k[2], kern, spread(list(dv.values())),
-                             spread(list(sv.values())), spread(list(fv.values())),
+                prow.append((k[0], k[1], k[2], kern, spread(dv.values()),
+                             spread(sv.values()), spread(fv.values()),
                              spread([100 * s for s in share])))
         out += md_table(["target", "workload", "mode", "kernel", "direct", "split",
                          "fallback", "split %"], prow)
@@ -672,11 +678,7 @@ def report(run_dir):
     out += ["## All results", "",
             "Each cell: median [min–max] over the repetitions; `p/s` is the median [min–max] "
             "of the per-repetition patched/stock ratios.", ""]
-    by_wl = []
-    for k in d.keys:
-        if (k[0], k[1]) not in by_wl:
-            by_wl.append((k[0], k[1]))
-    for target, wl in by_wl:
+    for target, wl in dict.fromkeys(k[:2] for k in d.keys):
         keys = [k for k in d.keys if k[0] == target and k[1] == wl]
         trows = []
         for metric, label in TABLE_METRICS:
@@ -684,8 +686,8 @@ def report(run_dir):
                 s, p = d.vals("stock", k, metric), d.vals("patched", k, metric)
                 if not s and not p:
                     continue
-                r = d.ratio_paired(k, metric)
-                trows.append((label, k[2], k[3], spread(s), spread(p), spread(r)))
+                trows.append((label, k[2], k[3], spread(s), spread(p),
+                              spread(d.ratio_paired(k, metric).values())))
         if not trows:
             continue
         out += ["### %s: %s" % (target, wl), ""]
@@ -712,21 +714,18 @@ def report(run_dir):
                for i, line in enumerate(out)]
     with open(os.path.join(run_dir, "report.md"), "w") as f:
         f.write("\n".join(out).replace("\n\n\n", "\n\n"))
-    # The goals, for the terminal.
+    # The goals section, for the terminal.
     start = out.index("## Goals")
-    print("\n".join(out[start:start + 14]))
+    end = next((i for i in range(start + 1, len(out)) if out[i].startswith("## ")), len(out))
+    print("\n".join(out[start:end]))
 
 
 def main():
-    args = sys.argv[1:]
-    parse = None
-    if "--parse" in args:
-        i = args.index("--parse")
-        parse = args[i + 1]
-        del args[i:i + 2]
-    if len(args) != 1:
-        sys.exit("usage: report.py DIR [--parse parse-results.sh]")
-    run_dir = args[0]
+    ap = argparse.ArgumentParser(description="Report of a bench run (scripts/bench.sh).")
+    ap.add_argument("run_dir", metavar="DIR")
+    ap.add_argument("--parse", metavar="PATH/parse-results.sh")
+    args = ap.parse_args()
+    run_dir, parse = args.run_dir, args.parse
     if os.path.isdir(os.path.join(run_dir, "raw")):
         cache = os.environ.get("CACHE_DIR", "/var/cache/dontcache-series")
         for cand in (parse,
