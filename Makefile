@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree kernel kernel-bench rootfs export check check-crash check-negative bench bench-mm demo clean-out
+.PHONY: all help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench bench-mm demo clean-out
 
 all: kernel-bench rootfs ## the main job: short interleaved stock vs patched benchmark, results/<date-time>-short/report.md
 	@$(S)/bench.sh short
@@ -34,6 +34,9 @@ export: ## regenerate patches/ from the series branch of the kernel tree
 
 check: kernel rootfs ## checkpatch, git am, bisect build, W=1/sparse, rst, kselftests and crash test in the VM
 	@$(S)/check.sh
+
+numbers: ## every quoted "median [min-max]" figure is in the rebuilt report of the run it names
+	@python3 $(S)/check-numbers.py
 
 check-crash: kernel rootfs ## only the crash-durability test (CRASH_ITERS=20 power-offs)
 	@CHECK_OUT=$(CURDIR)/out/check-crash $(S)/check-crash.sh

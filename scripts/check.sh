@@ -14,6 +14,11 @@ main() {
 	export CHECK_OUT
 	step "checkpatch and git am" "$TOP/scripts/check-patches.sh" ||
 		record FAIL "patch checks" "could not run (see above)"
+	if step "quoted figures against the committed results" python3 "$TOP/scripts/check-numbers.py"; then
+		record PASS "make numbers: every quoted figure is in the rebuilt report it names"
+	else
+		record FAIL "make numbers" "figures above are not in the reports they name"
+	fi
 	step "bisect build, W=1, sparse" "$TOP/scripts/check-build.sh" ||
 		record FAIL "bisect build" "the build check could not run (see above)"
 	step "kselftests in the VM" "$TOP/scripts/check-vm.sh" ||

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""make numbers: every "median [min-max]" figure that the README, the cover letter and
+the commit messages quote must be recomputed from the committed results it names.
+
+A figure's source is the results/<run> directories its paragraph (text between blank
+lines) names or, if it names none, the last paragraph before it in the same file that did
+(a table under the sentence that names its run). Each such run's report is rebuilt from its
+committed reps.csv (scripts/report.py, into a temporary copy), and every figure must appear
+in one of the rebuilt reports of its sources; a run without reps.csv (kselftest logs) is
+searched as committed. Prints one line per problem and exits 1 if there is any.
+
+    check-numbers.py [FILE...]    (default: README.md, config/cover-letter.txt, patches/*.patch)
+"""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) \[(\d+(?:\.\d+)?)[–-](\d+(?:\.\d+)?)\]")
+RUN = re.compile(r"results/(\d{4}-\d\d-\d\d-[\w-]+?)(?=[/)`'\s.,;:]|$)")
+
+
+def norm(text):
+    return text.replace("–", "-")
+
+
+def rebuilt(run, cache={}):
+    """The text of RUN's report, rebuilt from its committed files, or None."""
+    if run not in cache:
+        src = os.path.join(TOP, "results", run)
+        cache[run] = None
+        if os.path.exists(os.path.join(src, "reps.csv")):
+            with tempfile.TemporaryDirectory() as tmp:
+                dst = os.path.join(tmp, run)
+                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("plots", "raw"))
+                subprocess.run([sys.executable, os.path.join(TOP, "scripts", "report.py"), dst],
+                               check=True, capture_output=True)
+                with open(os.path.join(dst, "report.md")) as f:
+                    cache[run] = norm(f.read())
+        elif os.path.isdir(src):
+            # Runs without reps.csv (kselftest logs): the figures are in their files.
+            cache[run] = norm("".join(open(p, errors="replace").read()
+                                      for p in glob.glob(os.path.join(src, "*")) if os.path.isfile(p)))
+    return cache[run]
+
+
+def check(path):
+    problems = []
+    with open(path) as f:
+        text = f.read()
+    runs = []
+    for para in re.split(r"\n\s*\n", text):
+        runs = sorted(set(RUN.findall(para))) or runs
+        figures = FIGURE.findall(para)
+        if not figures:
+            continue
+        where = "%s: %r" % (os.path.relpath(path, TOP), para.strip()[:60])
+        if not runs:
+            problems.append("%s...: quotes %s but no results/<run> names its source"
+                            % (where, "%s [%s-%s]" % figures[0]))
+            continue
+        reports = [(r, rebuilt(r)) for r in runs]
+        for r, rep in reports:
+            if rep is None:
+                problems.append("%s...: results/%s does not exist" % (where, r))
+        texts = [rep for _, rep in reports if rep]
+        for fig in figures:
+            quoted = "%s [%s-%s]" % fig
+            if texts and not any(quoted in t for t in texts):
+                problems.append("%s...: %s is not in the rebuilt report of %s"
+                                % (where, quoted, ", ".join("results/" + r for r in runs)))
+    return problems
+
+
+def main():
+    files = sys.argv[1:] or ([os.path.join(TOP, "README.md"),
+                              os.path.join(TOP, "config", "cover-letter.txt")]
+                             + sorted(glob.glob(os.path.join(TOP, "patches", "0*.patch"))))
+    problems = [p for f in files for p in check(f)]
+    for p in problems:
+        print(p)
+    print("numbers: %d problem(s) in %d file(s)" % (len(problems), len(files)))
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
