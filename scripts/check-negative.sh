@@ -11,13 +11,13 @@ set -euo pipefail
 
 # Patch 1's tests that look at the page cache (cachestat) only.
 EFFECT_TESTS=(
-	batch_is_under_writeback_when_its_write_returns
 	dontcache_writer_leaves_unrelated_dirty_file_alone
 )
 # Patch 1's tests that read the tracepoint.
 TRACE_TESTS=(
 	writer_submits_up_to_its_last_completed_batch
-	single_writer_flushes_each_completed_batch
+	lone_writer_under_pressure_submits_and_never_meets_guard
+	completed_batch_below_background_is_left_to_the_flusher
 	partial_batch_is_left_to_the_kicked_flusher
 	same_file_writers_never_submit_at_once
 	parallel_writers_skip_instead_of_piling_up
