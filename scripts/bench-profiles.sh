@@ -90,7 +90,7 @@ profile() {
 		PROFILE_REPS=3
 		PROFILE_RUNS=(
 			"nfsmount|split-write|2,3,4|10|1G"
-			"nfs|misaligned-write|3,4|10|1G"
+			"nfs|misaligned-write|2,3,4|10|1G"
 			"nfsmount|seq-write|0,0+file_sync|10|1G"
 		)
 		;;

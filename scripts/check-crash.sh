@@ -10,12 +10,16 @@
 # that was never made durable), that the file is long enough for them, and that its
 # mtime is no older than the last FILE_SYNC reply said.
 #
-# Plans (io_cache_write mode, protocol, client stable_how, export), in rotation:
+# Plans (io_cache_write mode[+io_stable_floor], protocol, client stable_how, export),
+# in rotation; all but the negative control on a sync export:
 #   1 negative control: mode 0, v3, FILE_SYNC, async export
-#   2 mode 3, v3, UNSTABLE     3 mode 4, v4 kernel client     4 mode 0, v3, FILE_SYNC
-#   5 mode 4, v3, UNSTABLE     6 mode 0, v4 kernel client     (all on a sync export)
+#   2 mode 3, v3, UNSTABLE            3 mode 4, v4 kernel client
+#   4 mode 0 + data_sync, v3, UNSTABLE   5 mode 2, v3, DATA_SYNC
+#   6 negative control again          7 mode 4, v3, UNSTABLE
+#   8 mode 0, v4 kernel client        9 mode 1 + file_sync, v3, UNSTABLE
+#  10 mode 2, v3, FILE_SYNC
 # The negative control comes first, so that any CRASH_ITERS >= 1 runs it, and then
-# every 6th iteration: 4 of CRASH_ITERS=20. It counts toward CRASH_ITERS: the run
+# every 5th iteration: 4 of CRASH_ITERS=20. It counts toward CRASH_ITERS: the run
 # still boots CRASH_ITERS + 1 times.
 #
 # Verdicts, per iteration: FAIL if its log holds fewer than 8 durable replies
@@ -33,8 +37,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 CRASH_ITERS=${CRASH_ITERS:-20}
-# io_cache_write mode, protocol, client stable_how (v3 only), export.
-PLAN=("0 v3 2 async" "3 v3 0 sync" "4 v4 - sync" "0 v3 2 sync" "4 v3 0 sync" "0 v4 - sync")
+# io_cache_write mode[+io_stable_floor], protocol, client stable_how (v3 only), export.
+PLAN=("0 v3 2 async" "3 v3 0 sync" "4 v4 - sync" "0+data_sync v3 0 sync" "2 v3 1 sync"
+	"0 v3 2 async" "4 v3 0 sync" "0 v4 - sync" "1+file_sync v3 0 sync" "2 v3 2 sync")
 STABLE_NAMES=(UNSTABLE DATA_SYNC FILE_SYNC)
 
 # Totals over the run, kept by verdict().
@@ -52,7 +57,7 @@ describe() {
 		client="kernel client O_DIRECT"
 	fi
 	[ "$exp" = sync ] || printf 'negative control: '
-	printf 'mode %s, NFS%s, %s, %s export' "$mode" "$proto" "$client" "$exp"
+	printf 'mode %s, NFS%s, %s, %s export' "${mode/+/ + }" "$proto" "$client" "$exp"
 }
 
 # boot_and_kill RES ITER MODE PROTO STABLE EXPORT: boot, wait for the writer's first

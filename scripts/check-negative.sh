@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# make check-negative: the mm kselftests of the dontcache target on stock v7.3.4 (the
-# bench-stock kernel), to show that they can fail. The tests that judge the writeback
+# make check-negative: the kselftests of the dontcache target on stock v7.3.4 (the
+# bench-stock kernel), to show that they can fail. The mm tests that judge the writeback
 # policy by its effect on the page cache must FAIL there; the tests that read its
 # decisions from the tracepoint must SKIP (stock has no such tracepoint); the tests of
-# plain RWF_DONTCACHE behaviour, which stock has as well, may pass. Not part of make
-# check. Writes out/check-negative/ and ends with "N passed, N failed".
+# plain RWF_DONTCACHE behaviour, which stock has as well, may pass. Of the NFSD tests,
+# the one of the v3 decoder must FAIL; those of the modes SKIP (stock has no mode 4).
+# Not part of make check. Writes out/check-negative/ and ends with "N passed, N failed".
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +27,11 @@ TRACE_TESTS=(
 	enospc_is_reported_and_guard_released
 )
 
+# NFSD's tests that need no mode of the series and judge what stock lacks.
+NFSD_EFFECT_TESTS=(
+	v3_write_with_unknown_stable_how_is_rejected
+)
+
 # result TAP NAME: ok, not ok or skip for every instance of test NAME (one per variant).
 result() {
 	grep -E "^# (not )?ok [0-9]+ [a-z0-9_]+\.([a-z0-9]+\.)?$2( |\$)" "$1" |
@@ -33,18 +39,12 @@ result() {
 			s/^# not ok [0-9]+ ([^ ]+).*/fail \1/; s/^# ok [0-9]+ ([^ ]+).*/pass \1/'
 }
 
-main() {
-	local res=$OUT/check-negative tap t kind status name pass fail
-	rm -rf "$res"
-	mkdir -p "$res"
-	export CHECK_OUT=$res
-	[ -f "$BUILD_DIR/bench-stock/arch/x86/boot/bzImage" ] ||
-		die "no stock kernel in $BUILD_DIR/bench-stock: run 'make kernel-bench'"
-	step "boot stock v7.3.4: the dontcache mm kselftests" \
-		"$TOP/scripts/vm.sh" bench-stock kselftest.sh "$res/vm" dontcache.sh || true
-	tap=$res/vm/kselftest.tap
-	[ -s "$tap" ] || die "no kselftest output from the stock kernel: see $res/vm/console.log"
-	for t in "${EFFECT_TESTS[@]}" "${TRACE_TESTS[@]}"; do
+# judge TAP TEST...: record, for every instance of each TEST, whether it did on stock
+# what its kind requires (an effect test fails, a trace test skips).
+judge() {
+	local tap=$1 t kind status name
+	shift
+	for t in "$@"; do
 		[ -n "$(result "$tap" "$t")" ] ||
 			record FAIL "negative: $t" "not in the output: renamed or not run?"
 		kind=effect
@@ -55,10 +55,31 @@ main() {
 			skip,trace) record PASS "negative: $name skips on stock (no tracepoint)" ;;
 			fail,trace) record FAIL "negative: $name fails on stock" "a missing tracepoint must SKIP" ;;
 			skip,effect) record FAIL "negative: $name skips on stock" "$(grep -m1 -E "ok [0-9]+ $name " "$tap" | sed 's/.*# SKIP //')" ;;
-			pass,*) record FAIL "negative: $name passes on stock" "it cannot tell the policy is missing" ;;
+			pass,*) record FAIL "negative: $name passes on stock" "it cannot tell the feature is missing" ;;
 			esac
 		done < <(result "$tap" "$t")
 	done
+}
+
+# boot_stock RES PROGRAM: the target's PROGRAM on stock; its TAP file.
+boot_stock() {
+	step "boot stock v7.3.4: the dontcache kselftests of $2" \
+		"$TOP/scripts/vm.sh" bench-stock kselftest.sh "$1" "$2" >&2 || true
+	[ -s "$1/kselftest.tap" ] || die "no kselftest output from the stock kernel: see $1/console.log"
+	echo "$1/kselftest.tap"
+}
+
+main() {
+	local res=$OUT/check-negative tap nfsd_tap pass fail
+	rm -rf "$res"
+	mkdir -p "$res"
+	export CHECK_OUT=$res
+	[ -f "$BUILD_DIR/bench-stock/arch/x86/boot/bzImage" ] ||
+		die "no stock kernel in $BUILD_DIR/bench-stock: run 'make kernel-bench'"
+	tap=$(boot_stock "$res/vm" dontcache.sh)
+	nfsd_tap=$(boot_stock "$res/vm-nfsd" nfsd.sh)
+	judge "$tap" "${EFFECT_TESTS[@]}" "${TRACE_TESTS[@]}"
+	judge "$nfsd_tap" "${NFSD_EFFECT_TESTS[@]}"
 	# The others, for the record: these test what stock does too.
 	grep -E '^# (not )?ok [0-9]+ ' "$tap" | grep -vE "$(IFS='|'; echo "${EFFECT_TESTS[*]}|${TRACE_TESTS[*]}" | tr ' ' '|')" |
 		sed 's/^# /  other test on stock: /' >&2 || true

@@ -7,7 +7,8 @@
 #     ITER    the iteration's number: the file is data-ITER, so that what an
 #             iteration lost (the negative control loses its file) never shows
 #             up in the verdict of the next
-#     MODE    NFSD's io_cache_write (0-4)
+#     MODE    NFSD's io_cache_write (0-4), or MODE+FLOOR to set io_stable_floor
+#             too (0+data_sync)
 #     PROTO   v3: nfsd_crash's own NFSv3 client, which logs each reply's
 #             committed level and post-op mtime; v4: the kernel client on an
 #             NFSv4.2 mount of the export, O_DIRECT write()s
@@ -52,7 +53,7 @@ export_plan() {
 }
 
 main() {
-	local iter=$1 mode=${2:-} proto=${3:-} stable=${4:-} exp=${5:-} name rc=0
+	local iter=$1 mode=${2:-} proto=${3:-} stable=${4:-} exp=${5:-} floor=none name rc=0
 	guest_setup
 	trap save_dmesg EXIT
 	build_selftest nfsd_crash
@@ -72,8 +73,12 @@ main() {
 	sync
 	start_nfsd "$MNT/export"
 	export_plan "$MNT/export" "$exp" "$proto"
-	# The plan alone decides how stable a WRITE is made: no floor of the knob's.
-	[ ! -w "$NFSD_DEBUG/io_stable_floor" ] || echo none > "$NFSD_DEBUG/io_stable_floor"
+	# The plan alone decides how stable a WRITE is made, floor included.
+	if [[ $mode == *+* ]]; then
+		floor=${mode#*+}
+		mode=${mode%%+*}
+	fi
+	[ ! -w "$NFSD_DEBUG/io_stable_floor" ] || echo "$floor" > "$NFSD_DEBUG/io_stable_floor"
 	echo "$mode" > "$NFSD_DEBUG/io_cache_write"
 	# The writer creates $RESULTS/started once its first WRITE is logged: the
 	# host's cue to pick the moment of the power-off. It only ever returns on
