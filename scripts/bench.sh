@@ -3,7 +3,7 @@
 # stock v7.3.4 and on the patched kernel, both built without debug options, booting
 # them in turn (ABBA: stock, patched, patched, stock, ...) so that host load drifts
 # onto both kernels alike. Writes results/<date>-<time>-<profile>/ and its report.md.
-#   bench.sh short|full|mixed|mm|policy|nfsd [RESULTS_DIR]
+#   bench.sh short|full|mixed|mm|policy|nfsd|noise [RESULTS_DIR]
 # BENCH_REPS=N replaces the profile's number of repetitions (boots per kernel).
 # BENCH_BASE=NAME boots $BUILD_DIR/bench-NAME instead of bench-stock in the base slot,
 # e.g. a build of an earlier version of the series (the report names it).
@@ -76,7 +76,7 @@ order() {
 
 main() {
 	local prof=${1:-short} dir reps rep k rc start secs total flag before busy
-	profile "$prof" || die "unknown bench profile '$prof': use short, full, mixed, mm, policy or nfsd"
+	profile "$prof" || die "unknown bench profile '$prof': use short, full, mixed, mm, policy, nfsd or noise"
 	local base=${BENCH_BASE:-stock}
 	dir=${2:-$(new_dir "$prof")}
 	reps=${BENCH_REPS:-$PROFILE_REPS}

@@ -545,7 +545,9 @@ def report(run_dir):
             "(127.0.0.1): guest CPU includes both; nfsd CPU is the server's threads alone. "
             "Under TCG buffered I/O is CPU-bound: compare the kernels and modes with each "
             "other, not with real hardware."
-            % ("TCG (no KVM)" if vm.get("accel", "tcg") == "tcg" else vm.get("accel"),
+            % (("TCG (no KVM)" if vm.get("accel", "tcg") == "tcg" else vm.get("accel"))
+               + (", -icount shift=%s (guest time counted in instructions)" % vm["icount"]
+                  if vm.get("icount") else ""),
                vm.get("cpus", "?"), vm.get("mem", "?"),
                mem_kb // 1024 if mem_kb else "?", vm.get("disk", "?"),
                ", ".join(guest.get("kernels", [])) or "?"), ""]

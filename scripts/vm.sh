@@ -13,7 +13,10 @@
 #              VM_TIMEOUT seconds (1800), VM_DISK_MB (3072), VM_FRESH_DISKS=1 (0 keeps them),
 #              VM_DISK_DIR: where the scratch disk images are (default: one per RESULTS_DIR),
 #              VM_EXPECT_KILL=1 when the caller will kill the VM,
-#              VM_SRC: what the guest sees as the kernel tree (default: the tree).
+#              VM_SRC: what the guest sees as the kernel tree (default: the tree),
+#              VM_ICOUNT=N: TCG counts guest time in instructions, 2^N ns each (QEMU
+#              -icount shift=N, single-threaded TCG); idle time still passes in real
+#              time (sleep=on), so disk latency stays real. Empty (default): off.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -104,9 +107,14 @@ main() {
 	accel=$(accel_args "$image")
 	[ -z "$accel" ] || extra+=("$accel")
 	qemu_opts=$(disk_args "$results")
+	if [ -n "${VM_ICOUNT:-}" ]; then
+		[[ $VM_ICOUNT =~ ^([0-9]|10)$ ]] || die "VM_ICOUNT=$VM_ICOUNT is not a shift of 0-10 (ns per instruction = 2^N)"
+		[ -n "$accel" ] || die "VM_ICOUNT needs TCG: use VM_ACCEL=tcg"
+		qemu_opts+=" -icount shift=$VM_ICOUNT,sleep=on"
+	fi
 	# The shape this boot really has, for reports.
-	printf '{"mem":"%s","cpus":%s,"accel":"%s","disk":"QEMU NVMe (-device nvme), raw sparse image of %s MiB, cache=none, aio=threads","kernel_build":"%s"}\n' \
-		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "$VM_DISK_MB" "$kernel" > "$results/vm.json"
+	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","disk":"QEMU NVMe (-device nvme), raw sparse image of %s MiB, cache=none, aio=threads","kernel_build":"%s"}\n' \
+		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "${VM_ICOUNT:-}" "$VM_DISK_MB" "$kernel" > "$results/vm.json"
 
 	boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
