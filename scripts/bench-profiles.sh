@@ -95,14 +95,15 @@ profile() {
 		)
 		;;
 	noise)
-		# The bench's own noise, for choosing its setup (VM_ICOUNT, VM_CPUS):
-		# code the series does not touch (O_DIRECT, first in the boot before any
-		# dontcache I/O, and buffered writes) beside the dontcache writers whose
-		# patched/stock ratio is goal P0.
+		# The bench's own noise, for choosing its setup (VM_ICOUNT): code the
+		# series does not touch (buffered writes; O_DIRECT first in the boot,
+		# before any dontcache I/O, and again last) beside the dontcache
+		# writers whose patched/stock ratio is goal P0.
 		PROFILE_REPS=4
 		PROFILE_RUNS=(
 			"local|seq-write|direct,buffered,uncached|20|"
 			"local|files32-write|uncached|20|"
+			"local|seq-write|direct|20|"
 		)
 		;;
 	*) return 1 ;;
