@@ -183,7 +183,8 @@ CONF = 0.90
 
 RULE = ("Verdicts: the interval of a row's median is the narrowest pair of order statistics "
         "[x(k), x(n+1−k)] of its values whose coverage (sign test) is at least 90%, else "
-        "[min, max] with the coverage reached (75% for n = 3). *met*: the interval is wholly "
+        "[min, max] with the coverage reached (75% for n = 3; fewer than 3 values decide "
+        "nothing). *met*: the interval is wholly "
         "on the goal's side of the target (P6: inside 0.97–1.03; equality goals: every value "
         "equals the target); *not met*: wholly on the other side; *undecided*: it straddles "
         "the target, and N more pairs would decide if the share q of values on the median's "
@@ -214,6 +215,8 @@ def verdict(vals, op, target):
         return "met" if all(v == target for v in vals) else "**not met**"
     lo, hi, _ = interval(vals)
     m, n = median(vals), len(vals)
+    if n < 3:  # [min, max] of 1 or 2 values covers the median with 0% or 50%
+        return "undecided (%d value%s: at least 3 are needed)" % (n, "" if n == 1 else "s")
     if op == ">=":
         ok, bad, bounds = lo >= target, hi < target, [target]
     elif op == "<=":

@@ -12,6 +12,7 @@
 # Environment: VM_ACCEL=tcg|kvm|auto (default tcg), VM_MEM (2G), VM_CPUS (2),
 #              VM_TIMEOUT seconds (1800), VM_DISK_MB (3072), VM_FRESH_DISKS=1 (0 keeps them),
 #              VM_DISK_DIR: where the scratch disk images are (default: one per RESULTS_DIR),
+#              VM_PREALLOC=1: allocate new disk images on the host at once (fallocate),
 #              VM_EXPECT_KILL=1 when the caller will kill the VM,
 #              VM_SRC: what the guest sees as the kernel tree (default: the tree),
 #              VM_ICOUNT=N: TCG counts guest time in instructions, 2^N ns each (QEMU
@@ -62,6 +63,8 @@ disk_args() {
 		if [ "${VM_FRESH_DISKS:-1}" = 1 ] || [ ! -f "$dir/$name.img" ]; then
 			rm -f "$dir/$name.img"
 			truncate -s "${VM_DISK_MB}M" "$dir/$name.img"
+			# Allocated now, not by the first boot's writes: that boot ran slower.
+			[ "${VM_PREALLOC:-0}" = 0 ] || fallocate -l "${VM_DISK_MB}M" "$dir/$name.img"
 		fi
 		opts+=" -drive file=$dir/$name.img,if=none,id=$name,format=raw,cache=none,aio=threads"
 		opts+=" -device nvme,drive=$name,serial=$name"
@@ -113,8 +116,9 @@ main() {
 		qemu_opts+=" -icount shift=$VM_ICOUNT,sleep=on"
 	fi
 	# The shape this boot really has, for reports.
-	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","disk":"QEMU NVMe (-device nvme), raw sparse image of %s MiB, cache=none, aio=threads","kernel_build":"%s"}\n' \
-		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "${VM_ICOUNT:-}" "$VM_DISK_MB" "$kernel" > "$results/vm.json"
+	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","disk":"QEMU NVMe (-device nvme), raw %s image of %s MiB, cache=none, aio=threads","kernel_build":"%s"}\n' \
+		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "${VM_ICOUNT:-}" \
+		"$([ "${VM_PREALLOC:-0}" = 0 ] && echo sparse || echo preallocated)" "$VM_DISK_MB" "$kernel" > "$results/vm.json"
 
 	boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
