@@ -213,10 +213,11 @@ def verdict(vals, op, target):
     """met / **not met** / undecided (with the pairs needed) for the values of one row."""
     if op == "==":
         return "met" if all(v == target for v in vals) else "**not met**"
-    lo, hi, _ = interval(vals)
-    m, n = median(vals), len(vals)
+    n = len(vals)
     if n < 3:  # [min, max] of 1 or 2 values covers the median with 0% or 50%
         return "undecided (%d value%s: at least 3 are needed)" % (n, "" if n == 1 else "s")
+    lo, hi, _ = interval(vals)
+    m = median(vals)
     if op == ">=":
         ok, bad, bounds = lo >= target, hi < target, [target]
     elif op == "<=":

@@ -62,9 +62,13 @@ disk_args() {
 	for name in scratch1 scratch2; do
 		if [ "${VM_FRESH_DISKS:-1}" = 1 ] || [ ! -f "$dir/$name.img" ]; then
 			rm -f "$dir/$name.img"
-			truncate -s "${VM_DISK_MB}M" "$dir/$name.img"
-			# Allocated now, not by the first boot's writes: that boot ran slower.
-			[ "${VM_PREALLOC:-0}" = 0 ] || fallocate -l "${VM_DISK_MB}M" "$dir/$name.img"
+			# VM_PREALLOC: the host allocates the blocks now, not during the first
+			# boot's writes (whether that changes its speed is not measured yet).
+			if [ "${VM_PREALLOC:-0}" = 0 ]; then
+				truncate -s "${VM_DISK_MB}M" "$dir/$name.img"
+			else
+				fallocate -l "${VM_DISK_MB}M" "$dir/$name.img"
+			fi
 		fi
 		opts+=" -drive file=$dir/$name.img,if=none,id=$name,format=raw,cache=none,aio=threads"
 		opts+=" -device nvme,drive=$name,serial=$name"
