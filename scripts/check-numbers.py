@@ -3,8 +3,9 @@
 the commit messages quote must be recomputed from the committed results it names.
 
 A figure's source is the results/<run> directories its paragraph (text between blank
-lines) names or, if it names none, the last paragraph before it in the same file that did
-(a table under the sentence that names its run). Each such run's report is rebuilt from its
+lines; each list item is a paragraph of its own) names or, if it names none, the last
+paragraph before it in the same file that did (a table under the sentence that names its
+run, a sub-item under its item). Each such run's report is rebuilt from its
 committed reps.csv (scripts/report.py, into a temporary copy), and every figure must appear
 in one of the rebuilt reports of its sources; a run without reps.csv (kselftest logs) is
 searched as committed. Prints one line per problem and exits 1 if there is any.
@@ -22,6 +23,7 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) \[(\d+(?:\.\d+)?)[–-](\d+(?:\.\d+)?)\]")
+PARAGRAPH = re.compile(r"\n\s*\n|\n(?=[ \t]*(?:[-*]|\d+\.) )")
 RUN = re.compile(r"results/(\d{4}-\d\d-\d\d-[\w-]+?)(?=[/)`'\s.,;:]|$)")
 
 
@@ -54,7 +56,7 @@ def check(path):
     with open(path) as f:
         text = f.read()
     runs = []
-    for para in re.split(r"\n\s*\n", text):
+    for para in PARAGRAPH.split(text):
         runs = sorted(set(RUN.findall(para))) or runs
         figures = FIGURE.findall(para)
         if not figures:

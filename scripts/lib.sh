@@ -104,8 +104,9 @@ is_v73_tree() {
 
 # vm_disk_dir RESULTS_DIR: the scratch disk images of the VM runs that write to
 # RESULTS_DIR, so that VMs with different results directories can run at once.
+# VM_DISK_ROOT puts them elsewhere, e.g. on the host's tmpfs (/dev/shm/...).
 vm_disk_dir() {
-	printf '%s/disks/%s\n' "$CACHE_DIR" "$(printf '%s' "$1" | sha256sum | cut -c1-12)"
+	printf '%s/%s\n' "${VM_DISK_ROOT:-$CACHE_DIR/disks}" "$(printf '%s' "$1" | sha256sum | cut -c1-12)"
 }
 
 # record STATUS NAME [DETAIL]: one harness check's verdict (PASS/FAIL/SKIP) for the summary.

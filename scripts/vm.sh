@@ -11,7 +11,8 @@
 #     RESULTS_DIR   host directory that the guest sees as /results
 # Environment: VM_ACCEL=tcg|kvm|auto (default tcg), VM_MEM (2G), VM_CPUS (2),
 #              VM_TIMEOUT seconds (1800), VM_DISK_MB (3072), VM_FRESH_DISKS=1 (0 keeps them),
-#              VM_DISK_DIR: where the scratch disk images are (default: one per RESULTS_DIR),
+#              VM_DISK_DIR: where the scratch disk images are (default: one per RESULTS_DIR
+#              under VM_DISK_ROOT, $CACHE_DIR/disks; /dev/shm/NAME puts them in host RAM),
 #              VM_PREALLOC=1: allocate new disk images on the host at once (fallocate),
 #              VM_EXPECT_KILL=1 when the caller will kill the VM,
 #              VM_SRC: what the guest sees as the kernel tree (default: the tree),
@@ -101,7 +102,7 @@ kernel_started() {
 }
 
 main() {
-	local kernel=$1 script=$2 results=$3 image accel qemu_opts rc=0
+	local kernel=$1 script=$2 results=$3 image accel qemu_opts disk_fs rc=0
 	local -a extra=()
 	shift 3
 	image=$BUILD_DIR/$kernel/arch/x86/boot/bzImage
@@ -114,15 +115,16 @@ main() {
 	accel=$(accel_args "$image")
 	[ -z "$accel" ] || extra+=("$accel")
 	qemu_opts=$(disk_args "$results")
+	disk_fs=$(stat -f -c %T "${VM_DISK_DIR:-$(vm_disk_dir "$results")}")
 	if [ -n "${VM_ICOUNT:-}" ]; then
 		[[ $VM_ICOUNT =~ ^([0-9]|10)$ ]] || die "VM_ICOUNT=$VM_ICOUNT is not a shift of 0-10 (ns per instruction = 2^N)"
 		[ -n "$accel" ] || die "VM_ICOUNT needs TCG: use VM_ACCEL=tcg"
 		qemu_opts+=" -icount shift=$VM_ICOUNT,sleep=on"
 	fi
 	# The shape this boot really has, for reports.
-	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","disk":"QEMU NVMe (-device nvme), raw %s image of %s MiB, cache=none, aio=threads","kernel_build":"%s"}\n' \
+	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","disk":"QEMU NVMe (-device nvme), raw %s image of %s MiB on host %s, cache=none, aio=threads","kernel_build":"%s"}\n' \
 		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "${VM_ICOUNT:-}" \
-		"$([ "${VM_PREALLOC:-0}" = 0 ] && echo sparse || echo preallocated)" "$VM_DISK_MB" "$kernel" > "$results/vm.json"
+		"$([ "${VM_PREALLOC:-0}" = 0 ] && echo sparse || echo preallocated)" "$VM_DISK_MB" "$disk_fs" "$kernel" > "$results/vm.json"
 
 	boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
