@@ -106,6 +106,21 @@ profile() {
 			"local|seq-write|direct|20|"
 		)
 		;;
+	variants)
+		# Variants of the mm patch (BENCH_BASE=stock,NAME) on the workloads that
+		# judge it: P0 (one writer, 32 files, NFSD mode 1), several writers of one
+		# file, Jan Kara's case (P7), and the untouched buffered and O_DIRECT
+		# writes that show the noise.  4 GiB disks, so that a pair of them fits
+		# in host RAM (VM_DISK_ROOT=/dev/shm).
+		PROFILE_REPS=3
+		PROFILE_DISK_MB=4096
+		PROFILE_RUNS=(
+			"local|seq-write|direct,buffered,uncached|20|"
+			"local|files32-write,samefile-write|uncached|20|"
+			"local|kara-mixed|buffered|20|"
+			"nfs|seq-write|1|10|1G"
+		)
+		;;
 	*) return 1 ;;
 	esac
 }

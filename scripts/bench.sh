@@ -3,10 +3,12 @@
 # stock v7.3.4 and on the patched kernel, both built without debug options, booting
 # them in turn (ABBA: stock, patched, patched, stock, ...) so that host load drifts
 # onto both kernels alike. Writes results/<date>-<time>-<profile>/ and its report.md.
-#   bench.sh short|full|mixed|mm|policy|nfsd|noise [RESULTS_DIR]
+#   bench.sh short|full|mixed|mm|policy|nfsd|noise|variants [RESULTS_DIR]
 # BENCH_REPS=N replaces the profile's number of repetitions (boots per kernel).
-# BENCH_BASE=NAME boots $BUILD_DIR/bench-NAME instead of bench-stock in the base slot,
-# e.g. a build of an earlier version of the series (the report names it).
+# BENCH_BASE=NAME[,NAME...] boots $BUILD_DIR/bench-NAME instead of bench-stock, or
+# beside it (BENCH_BASE=stock,scoped): a variant of the series (scripts/kernel.sh
+# variant NAME) or an earlier version. All kernels boot in every repetition; the report
+# compares each base with patched (report.md the first, report-NAME.md the others).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -69,24 +71,32 @@ new_dir() {
 	echo "$dir"
 }
 
-# The kernels of one repetition, in boot order: ABBA over the repetitions.
+# order REP: the kernels of one repetition in boot order, reversed in every other
+# repetition (ABBA, or ABC CBA with several bases).
 order() {
-	if [ $(($1 % 2)) -eq 1 ]; then echo stock patched; else echo patched stock; fi
+	if [ $(($1 % 2)) -eq 1 ]; then echo "${KERNELS[@]}"; else printf '%s\n' "${KERNELS[@]}" | tac | xargs; fi
 }
 
 main() {
 	local prof=${1:-short} dir reps rep k rc start secs total flag before busy
-	profile "$prof" || die "unknown bench profile '$prof': use short, full, mixed, mm, policy, nfsd or noise"
-	local base=${BENCH_BASE:-stock}
+	profile "$prof" || die "unknown bench profile '$prof': use short, full, mixed, mm, policy, nfsd, noise or variants"
+	local -a bases
+	IFS=, read -r -a bases <<<"${BENCH_BASE:-stock}"
+	KERNELS=("${bases[@]}" patched)
 	dir=${2:-$(new_dir "$prof")}
 	reps=${BENCH_REPS:-$PROFILE_REPS}
 	[[ $reps =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPS=$reps is not a positive number of repetitions"
-	for k in "$base" patched; do
+	for k in "${bases[@]}"; do
+		[[ $k =~ ^[a-z0-9]+$ && $k != patched ]] ||
+			die "BENCH_BASE=$BENCH_BASE: give kernel names (a-z, 0-9) other than patched, separated by commas"
+	done
+	total=0
+	for k in "${KERNELS[@]}"; do
 		[ -f "$BUILD_DIR/bench-$k/arch/x86/boot/bzImage" ] ||
 			die "no bench-$k kernel in $BUILD_DIR: run 'make kernel-bench' (or fix BENCH_BASE)"
+		total=$((total + reps * $(boot_seconds "$k")))
 	done
-	total=$((reps * ($(boot_seconds stock) + $(boot_seconds patched))))
-	log "plan: profile $prof, $reps repetitions x (stock + patched), ${#PROFILE_RUNS[@]} suite calls per boot;" \
+	log "plan: profile $prof, $reps repetitions x (${KERNELS[*]}), ${#PROFILE_RUNS[@]} suite calls per boot;" \
 		"estimated $(fmt_min "$total") (stock boot ~$(fmt_min "$(boot_seconds stock)")," \
 		"patched ~$(fmt_min "$(boot_seconds patched)")), plus 10-60 s before each boot for an idle host"
 	# One pair of scratch disk images for all boots of the run (each boot makes a new
@@ -103,7 +113,7 @@ main() {
 	rm -rf "$VM_SRC"
 	mkdir -p "$dir/raw" "$VM_SRC"
 	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
-	printf '{"profile":"%s","reps":%d,"base":"%s"}\n' "$prof" "$reps" "$base" > "$dir/bench.json"
+	printf '{"profile":"%s","reps":%d,"bases":["%s"]}\n' "$prof" "$reps" "${bases[*]}" | sed 's/ /","/g' > "$dir/bench.json"
 	echo "rep,kernel,boot,seconds,status,load1_before,cpu_psi_before,io_psi_before,load1_after,cpu_psi_after,io_psi_after,busy_before,flag" > "$dir/boots.csv"
 	for ((rep = 1; rep <= reps; rep++)); do
 		for k in $(order "$rep"); do
@@ -114,8 +124,7 @@ main() {
 			start=$(date +%s)
 			rc=0
 			step "bench $prof, repetition $rep/$reps, $k kernel" \
-				"$TOP/scripts/vm.sh" "bench-$([ "$k" = stock ] && echo "$base" || echo "$k")" \
-				bench.sh "$dir/raw/rep$rep-$k" "$prof" || rc=$?
+				"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$dir/raw/rep$rep-$k" "$prof" || rc=$?
 			secs=$(($(date +%s) - start))
 			echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)"),$before,$(host_load),$busy,$flag" >> "$dir/boots.csv"
 		done

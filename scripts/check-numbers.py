@@ -5,7 +5,7 @@ the commit messages quote must be recomputed from the committed results it names
 A figure's source is the results/<run> directories its paragraph (text between blank
 lines; each list item is a paragraph of its own) names or, if it names none, the last
 paragraph before it in the same file that did (a table under the sentence that names its
-run, a sub-item under its item). Each such run's report is rebuilt from its
+run, a sub-item under its item). Each such run's reports are rebuilt from its
 committed reps.csv (scripts/report.py, into a temporary copy), and every figure must appear
 in one of the rebuilt reports of its sources; a run without reps.csv (kselftest logs) is
 searched as committed. Prints one line per problem and exits 1 if there is any.
@@ -42,8 +42,8 @@ def rebuilt(run, cache={}):
                 shutil.copytree(src, dst, ignore=shutil.ignore_patterns("plots", "raw"))
                 subprocess.run([sys.executable, os.path.join(TOP, "scripts", "report.py"), dst],
                                check=True, capture_output=True)
-                with open(os.path.join(dst, "report.md")) as f:
-                    cache[run] = norm(f.read())
+                cache[run] = norm("".join(open(p).read() for p in
+                                          sorted(glob.glob(os.path.join(dst, "report*.md")))))
         elif os.path.isdir(src):
             # Runs without reps.csv (kselftest logs): the figures are in their files.
             cache[run] = norm("".join(open(p, errors="replace").read()

@@ -4,7 +4,9 @@
 #   kernel.sh patched        the series branch with lockdep, in $BUILD_DIR/patched (make check)
 #   kernel.sh bench-patched  the series branch without debug options, in $BUILD_DIR/bench-patched
 #   kernel.sh bench-stock    pristine v7.3.4 without debug options, in $BUILD_DIR/bench-stock
-# The two bench kernels share one config, so only the series differs between them.
+#   kernel.sh variant NAME   the series branch plus config/variants/NAME.diff, as a bench
+#                            kernel in $BUILD_DIR/bench-NAME (BENCH_BASE=stock,NAME measures it)
+# The bench kernels share one config, so only the code differs between them.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -42,6 +44,20 @@ stock_tree() {
 	echo "$wt"
 }
 
+# variant_apply NAME: config/variants/NAME.diff applied to the series checkout until
+# exit. Same tree and config as bench-patched, so ccache serves every file the diff
+# leaves alone; the release string gets -NAME (make's LOCALVERSION).
+variant_apply() {
+	local diff=$TOP/config/variants/$1.diff
+	[ -f "$diff" ] || die "no $diff: a variant is a diff against the series branch ($WORK_BRANCH)"
+	[ -z "$(git_t status --porcelain --untracked-files=no)" ] ||
+		die "$TREE has uncommitted changes: commit or stash them before building a variant"
+	git_t checkout -q "$WORK_BRANCH"
+	git_t apply "$diff" || die "$diff does not apply to $WORK_BRANCH: refresh it against the series"
+	defer "git -C '$TREE' checkout -q -- ."
+	export LOCALVERSION=-$1
+}
+
 # build SRC OBJ LOCALVERSION FRAGMENT...
 build() {
 	local src=$1 obj=$2
@@ -62,7 +78,11 @@ main() {
 	patched) step "build patched kernel (lockdep)" build "$TREE" "$BUILD_DIR/patched" -dontcache "$base" "$debug" ;;
 	bench-patched) step "build patched bench kernel" build "$TREE" "$BUILD_DIR/bench-patched" -dontcache "$base" ;;
 	bench-stock) step "build stock bench kernel" build "$(stock_tree)" "$BUILD_DIR/bench-stock" -stock "$base" ;;
-	*) die "usage: kernel.sh patched|bench-patched|bench-stock" ;;
+	variant)
+		[[ ${2:-} =~ ^[a-z0-9]+$ ]] || die "usage: kernel.sh variant NAME (config/variants/NAME.diff; NAME in a-z, 0-9)"
+		variant_apply "$2"
+		step "build bench kernel variant $2" build "$TREE" "$BUILD_DIR/bench-$2" -dontcache "$base" ;;
+	*) die "usage: kernel.sh patched|bench-patched|bench-stock|variant NAME" ;;
 	esac
 }
 main "$@"

@@ -83,7 +83,7 @@ def median(vals):
 def collect(run_dir, parse):
     rows, fields = [], None
     for boot in sorted(glob.glob(os.path.join(run_dir, "raw", "rep*-*"))):
-        m = re.match(r"rep(\d+)-(stock|patched)$", os.path.basename(boot))
+        m = re.match(r"rep(\d+)-([\w.]+)$", os.path.basename(boot))
         if not m:
             continue
         rep, kernel = int(m.group(1)), m.group(2)
@@ -540,18 +540,37 @@ def kernel_rows(d, keys, metrics):
 
 
 def report(run_dir):
-    d = Data(read_csv(os.path.join(run_dir, "reps.csv")))
+    """report.md of the first base kernel against patched, and report-<base>.md of
+    every other base a multi-kernel run (BENCH_BASE=stock,NAME) booted."""
+    rows = read_csv(os.path.join(run_dir, "reps.csv"))
+    boots = read_csv(os.path.join(run_dir, "boots.csv"))
+    bench = read_json(os.path.join(run_dir, "bench.json")) or {}
+    bases = bench.get("bases") or ["stock"]
+    for i, base in enumerate(bases):
+        # The base under comparison takes the "stock" slot; other bases are left out.
+        def slot(r):
+            return dict(r, kernel="stock") if r["kernel"] == base else r
+        mine = [slot(r) for r in rows if r["kernel"] in (base, "patched")]
+        booted = [slot(b) for b in boots if b["kernel"] in (base, "patched")]
+        # Runs of one base kernel (older bench.json) name it in "base".
+        name = bench.get("base", "stock") if len(bases) == 1 else base
+        out = "report.md" if i == 0 else "report-%s.md" % base
+        report_one(run_dir, mine, booted, name, out, len(bases) > 1)
+
+
+def report_one(run_dir, rows, boots, base, outname, others):
+    """One report of base (in the "stock" slot of rows and boots) against patched;
+    the plots go with the first one only."""
+    d = Data(rows)
     vm, guest = shape(run_dir)
     metas = suite_meta(run_dir)
-    boots = read_csv(os.path.join(run_dir, "boots.csv"))
     mem_kb = (guest.get("memtotal_kb") or [None])[0]
     ram_gb = mem_kb * 1024 / 1e9 if mem_kb else None
     out = ["# nfsd-io-bench: stock v7.3.4 vs the series, interleaved", ""]
     name = os.path.basename(os.path.abspath(run_dir))
-    out += ["Run `%s`, profile `%s`: %d repetitions; each repetition boots both kernels, "
-            "in the order stock, patched in odd repetitions and patched, stock in even ones "
-            "(ABBA), so that drifting host load falls on both kernels alike."
-            % (name, vm.get("profile", "?"), len(d.reps)), ""]
+    out += ["Run `%s`, profile `%s`: %d repetitions; each repetition boots every kernel "
+            "once, in reverse order in every other repetition (ABBA), so that drifting host "
+            "load falls on the kernels alike." % (name, vm.get("profile", "?"), len(d.reps)), ""]
     out += ["VM: QEMU %s, %s vCPUs, %s RAM (the guest sees %s MiB), "
             "scratch disks: %s. Kernels: %s, built from the same config "
             "without debug options (no lockdep). NFS server and client share the guest "
@@ -717,22 +736,25 @@ def report(run_dir):
         wrote = any(v for k in keys for kern in KERNELS for v in d.vals(kern, k, "write_mbs"))
         mbs = ("write_mbs", "write MB/s") if wrote else ("read_mbs", "read MB/s")
         for metric, label in (mbs, ("lat_p99_ms", "p99 latency ms")):
-            png = plot(run_dir, d, target, wl, metric, label)
+            png = outname == "report.md" and plot(run_dir, d, target, wl, metric, label)
             if png and metric == mbs[0]:
                 out += ["![%s %s](%s)" % (target, wl, png), ""]
-        if target == "local" and wl in ("seq-write", "files32-write"):
+        if outname == "report.md" and target == "local" and wl in ("seq-write", "files32-write"):
             png = time_series(run_dir, target, wl)
             if png:
                 out += ["![%s %s over time](%s)" % (target, wl, png), ""]
-    base = (read_json(os.path.join(run_dir, "bench.json")) or {}).get("base", "stock")
+    if others:
+        out.insert(2, "This run booted more kernels in turn than this report compares (see "
+                   "bench.json); each other one has its own report-<kernel>.md.")
+        out.insert(3, "")
     if base != "stock":
         # The base slot ran another kernel: name it wherever the text says stock.
-        out.insert(2, "The base slot (\"stock\" in the raw data) booted `bench-%s`, not "
-                   "stock v7.3.4; \"patched\" is the series as it is now." % base)
+        out.insert(2, "The base slot booted `bench-%s`, not stock v7.3.4; \"patched\" is "
+                   "the series as it is now." % base)
         out.insert(3, "")
         out = [re.sub(r"\bstock( v7\.3\.4)?\b", base, line) if i != 2 else line
                for i, line in enumerate(out)]
-    with open(os.path.join(run_dir, "report.md"), "w") as f:
+    with open(os.path.join(run_dir, outname), "w") as f:
         f.write("\n".join(out).replace("\n\n\n", "\n\n"))
     # The goals section, for the terminal.
     start = out.index("## Goals")
