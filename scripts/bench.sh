@@ -93,7 +93,7 @@ main() {
 	total=0
 	for k in "${KERNELS[@]}"; do
 		[ -f "$BUILD_DIR/bench-$k/arch/x86/boot/bzImage" ] ||
-			die "no bench-$k kernel in $BUILD_DIR: run 'make kernel-bench' (or fix BENCH_BASE)"
+			die "no bench-$k kernel in $BUILD_DIR: run 'make kernel-bench' (stock, patched) or 'scripts/kernel.sh variant $k'"
 		total=$((total + reps * $(boot_seconds "$k")))
 	done
 	log "plan: profile $prof, $reps repetitions x (${KERNELS[*]}), ${#PROFILE_RUNS[@]} suite calls per boot;" \
