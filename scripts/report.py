@@ -546,24 +546,24 @@ def report(run_dir):
     boots = read_csv(os.path.join(run_dir, "boots.csv"))
     bench = read_json(os.path.join(run_dir, "bench.json")) or {}
     bases = bench.get("bases") or ["stock"]
+    run = shape(run_dir) + (suite_meta(run_dir),)
     for i, base in enumerate(bases):
         # The base under comparison takes the "stock" slot; other bases are left out.
         def slot(r):
             return dict(r, kernel="stock") if r["kernel"] == base else r
         mine = [slot(r) for r in rows if r["kernel"] in (base, "patched")]
         booted = [slot(b) for b in boots if b["kernel"] in (base, "patched")]
-        # Runs of one base kernel (older bench.json) name it in "base".
-        name = bench.get("base", "stock") if len(bases) == 1 else base
-        out = "report.md" if i == 0 else "report-%s.md" % base
-        report_one(run_dir, mine, booted, name, out, len(bases) > 1)
+        # Older runs booted their one base as "stock" and named it in "base".
+        report_one(run_dir, run, mine, booted, bench.get("base", base), i == 0, len(bases) > 1)
 
 
-def report_one(run_dir, rows, boots, base, outname, others):
-    """One report of base (in the "stock" slot of rows and boots) against patched;
-    the plots go with the first one only."""
+def report_one(run_dir, run, rows, boots, base, first, several):
+    """One report of base (in the "stock" slot of rows and boots) against patched:
+    report.md with the plots for the first base, report-<base>.md for the others.
+    run: (vm, guest, metas) of the whole run."""
     d = Data(rows)
-    vm, guest = shape(run_dir)
-    metas = suite_meta(run_dir)
+    vm, guest, metas = run
+    outname = "report.md" if first else "report-%s.md" % base
     mem_kb = (guest.get("memtotal_kb") or [None])[0]
     ram_gb = mem_kb * 1024 / 1e9 if mem_kb else None
     out = ["# nfsd-io-bench: stock v7.3.4 vs the series, interleaved", ""]
@@ -736,14 +736,14 @@ def report_one(run_dir, rows, boots, base, outname, others):
         wrote = any(v for k in keys for kern in KERNELS for v in d.vals(kern, k, "write_mbs"))
         mbs = ("write_mbs", "write MB/s") if wrote else ("read_mbs", "read MB/s")
         for metric, label in (mbs, ("lat_p99_ms", "p99 latency ms")):
-            png = outname == "report.md" and plot(run_dir, d, target, wl, metric, label)
+            png = first and plot(run_dir, d, target, wl, metric, label)
             if png and metric == mbs[0]:
                 out += ["![%s %s](%s)" % (target, wl, png), ""]
-        if outname == "report.md" and target == "local" and wl in ("seq-write", "files32-write"):
+        if first and target == "local" and wl in ("seq-write", "files32-write"):
             png = time_series(run_dir, target, wl)
             if png:
                 out += ["![%s %s over time](%s)" % (target, wl, png), ""]
-    if others:
+    if several:
         out.insert(2, "This run booted more kernels in turn than this report compares (see "
                    "bench.json); each other one has its own report-<kernel>.md.")
         out.insert(3, "")
