@@ -22,7 +22,8 @@ import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) \[(\d+(?:\.\d+)?)[–-](\d+(?:\.\d+)?)\]")
+# A figure may be wrapped between its median and its interval: it is still checked.
+FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s+\[(\d+(?:\.\d+)?)[–-](\d+(?:\.\d+)?)\]")
 PARAGRAPH = re.compile(r"\n\s*\n|\n(?=[ \t]*(?:[-*]|\d+\.) )")
 RUN = re.compile(r"results/(\d{4}-\d\d-\d\d-[\w-]+?)(?=[/)`'\s.,;:]|$)")
 
