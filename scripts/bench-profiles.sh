@@ -131,8 +131,9 @@ profile() {
 # the O_DIRECT limit, power-off), and per run besides its runtime (file removal, cache
 # drop, the sync after the run). Fitted to the boots.csv of committed runs of four
 # profiles (results/2026-12-01-0348-full, -02-0235-policy, -02-0614-nfsd,
-# -03-0811-variants): every boot took within 13% of its estimate. The suite's own
-# estimate (run-benchmarks.sh) keeps a coarser 15 s per run.
+# -03-0811-variants): every boot took within 13% of its estimate. The first full run
+# with them (results/2026-12-03-1138-full) took 5-16% longer: 89 min of boots against
+# 84. The suite's own estimate (run-benchmarks.sh) keeps a coarser 15 s per run.
 readonly PROFILE_BOOT_S=30
 readonly PROFILE_RUN_OVERHEAD_S=10
 

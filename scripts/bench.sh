@@ -97,7 +97,7 @@ main() {
 		total=$((total + reps * $(boot_seconds "$k")))
 	done
 	log "plan: profile $prof, $reps repetitions x (${KERNELS[*]}), ${#PROFILE_RUNS[@]} suite calls per boot;" \
-		"estimated $(fmt_min "$total") (stock boot ~$(fmt_min "$(boot_seconds stock)")," \
+		"estimated $(fmt_min "$total") (${bases[0]} boot ~$(fmt_min "$(boot_seconds "${bases[0]}")")," \
 		"patched ~$(fmt_min "$(boot_seconds patched)")), plus 10-60 s before each boot for an idle host"
 	# One pair of scratch disk images for all boots of the run (each boot makes a new
 	# filesystem on it). Deleting multi-GB images between boots let the host, whose ext4
