@@ -216,9 +216,10 @@ RULE = ("Verdicts: the interval of a row's median is the narrowest pair of order
         "rejects at two-sided 10%. *meet*: how many values meet the target. A row that "
         "compares the kernels (patched / stock of a repetition) has an identical-code "
         "control: the same kernel booted twice in a row, at the turn of two repetitions "
-        "(later / earlier). If its largest deviation from 1 is ±c, such a row is met or "
-        "not met only when its median also lies beyond target·(1+c) or target/(1+c) "
-        "on its side; else it is *undecided (within the identical-code control)*.")
+        "(later / earlier). If 1 + c is the largest factor by which a control ratio differs "
+        "from 1 (a ratio of 0.8 counts as 1.25), such a row is met or not met only when its "
+        "median also lies beyond target·(1 + c) or target/(1 + c) on its side; else it is "
+        "*undecided (within the identical-code control's ±c)*.")
 
 
 def interval(vals):
