@@ -241,8 +241,8 @@ def meet(vals, op, target):
 
 def verdict(vals, op, target, ctl=()):
     """met / **not met** / undecided (with the pairs needed) for the values of one row;
-    ctl: control ratios of identical code, whose largest deviation from 1 the median of
-    a kernel-against-kernel row must exceed, away from the target, to be met or not met."""
+    ctl: control ratios of identical code; the median of a kernel-against-kernel row must
+    lie beyond the target by their largest factor from 1 (RULE) to be met or not met."""
     if op == "==":
         return "met" if all(v == target for v in vals) else "**not met**"
     n = len(vals)
@@ -328,7 +328,7 @@ def goals(d, ram_gb):
         ps = list(div(p, s).values()) if s else []
         out.append((name, what, spread(s.values()) if s else "-", spread(pv),
                     "%s %s" % (fmt(median(ps)), ci(ps)) if ps else "-",
-                    spread(ctl) if ctl else "-",
+                    spread(ctl),
                     {"==": "= %g", "±": "1 ± %g"}.get(op, op + " %g") % target,
                     meet(pv, op, target) + (" (stock %s)" % meet(s.values(), op, target)
                                             if s else ""), ci(pv), verd))
@@ -595,7 +595,7 @@ def report(run_dir):
             return dict(r, kernel="stock") if r["kernel"] == base else r
         mine = [slot(r) for r in rows if r["kernel"] in (base, "patched")]
         booted = [slot(b) for b in boots if b["kernel"] in (base, "patched")]
-        ctl = [(slot({"kernel": k})["kernel"], r1, r2) for k, r1, r2 in controls
+        ctl = [("stock" if k == base else k, r1, r2) for k, r1, r2 in controls
                if k in (base, "patched")]
         # Older runs booted their one base as "stock" and named it in "base".
         report_one(run_dir, run, mine, booted, ctl, bench.get("base", base), i == 0,
@@ -680,13 +680,14 @@ def report_one(run_dir, run, rows, boots, controls, base, first, several):
 
     out += ["## Noise of untouched code", ""]
     noise, ctls = [], []
-    for key, what in UNTOUCHED:
+    for i, (key, what) in enumerate(UNTOUCHED):
         p, ctl = d.paired(lambda kern, key=key: d.get(kern, key, "write_mbs"))
         r = list(p.values())
-        ctls += ctl if key in (k for k, _ in UNTOUCHED[:2]) else []
+        if i < 2:  # the rows P6 judges
+            ctls += ctl
         if r:
             noise.append((what, fmt(median(r)), ci(r), meet(r, "±", 0.03),
-                          spread(ctl) if ctl else "-", meet(ctl, "±", 0.03) if ctl else "-")
+                          spread(ctl), meet(ctl, "±", 0.03) if ctl else "-")
                          + tuple(spread(d.vals(k, key, "write_mbs")) for k in KERNELS))
     out += md_table(["what", "patched / stock (paired)", "interval (coverage)",
                      "within 1 ± 0.03", "identical-code control", "within 1 ± 0.03",
