@@ -18,7 +18,7 @@ EFFECT_TESTS=(
 TRACE_TESTS=(
 	writer_submits_up_to_its_last_completed_batch
 	lone_writer_under_pressure_submits_and_never_meets_guard
-	completed_batch_below_background_is_left_to_the_flusher
+	completed_batch_is_left_to_an_idle_flusher
 	partial_batch_is_left_to_the_kicked_flusher
 	same_file_writers_never_submit_at_once
 	parallel_writers_skip_instead_of_piling_up
