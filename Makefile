@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench bench-mm demo clean-out
+.PHONY: all help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench demo clean-out
 
 all: kernel-bench rootfs ## the main job: short interleaved stock vs patched benchmark, results/<date-time>-short/report.md
 	@$(S)/bench.sh short
@@ -47,9 +47,6 @@ check-negative: tree rootfs ## the mm kselftests on stock v7.3.4: every policy t
 
 bench: kernel-bench rootfs ## the full matrix, stock and patched interleaved, 5 repetitions (prints its time estimate first)
 	@$(S)/bench.sh full
-
-bench-mm: kernel-bench rootfs ## the page cache part of the full matrix only (local target)
-	@$(S)/bench.sh mm
 
 demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs
 	@$(S)/demo.sh

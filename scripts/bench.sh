@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# make / make bench / make bench-mm: a benchmark profile (scripts/bench-profiles.sh) on
+# make / make bench: a benchmark profile (scripts/bench-profiles.sh) on
 # stock v7.3.4 and on the patched kernel, both built without debug options, booting
 # them in turn (ABBA: stock, patched, patched, stock, ...) so that host load drifts
 # onto both kernels alike. Writes results/<date>-<time>-<profile>/ and its report.md.
-#   bench.sh short|full|mixed|mm|policy|nfsd|noise|variants [RESULTS_DIR]
+#   bench.sh short|full|nfsd|noise|variants [RESULTS_DIR]
 # BENCH_REPS=N replaces the profile's number of repetitions (boots per kernel).
 # BENCH_BASE=NAME[,NAME...] boots $BUILD_DIR/bench-NAME instead of bench-stock, or
 # beside it (BENCH_BASE=stock,scoped): a variant of the series (scripts/kernel.sh
@@ -79,7 +79,7 @@ order() {
 
 main() {
 	local prof=${1:-short} dir reps rep k rc start secs total flag before busy
-	profile "$prof" || die "unknown bench profile '$prof': use short, full, mixed, mm, policy, nfsd, noise or variants"
+	profile "$prof" || die "unknown bench profile '$prof': use short, full, nfsd, noise or variants"
 	local -a bases
 	IFS=, read -r -a bases <<<"${BENCH_BASE:-stock}"
 	KERNELS=("${bases[@]}" patched)

@@ -2,7 +2,7 @@
 # In the VM: one repetition of a benchmark profile (scripts/bench-profiles.sh) on an
 # xfs scratch filesystem exported over loopback, after measuring the scratch disk's
 # raw O_DIRECT bandwidth and recording what the devices report.
-#   bench.sh short|full|mixed|mm|policy|nfsd|noise    one boot of that profile (the host alternates kernels)
+#   bench.sh short|full|nfsd|noise|variants   one boot of that profile (the host alternates kernels)
 #   bench.sh smoke            the suite's dry runs and 10 s per target, for make check
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
@@ -114,7 +114,7 @@ main() {
 		smoke
 		return 0
 	fi
-	profile "${1:-}" || { echo "usage: bench.sh short|full|mixed|mm|policy|nfsd|noise|smoke" >&2; return 2; }
+	profile "${1:-}" || { echo "usage: bench.sh short|full|nfsd|noise|variants|smoke" >&2; return 2; }
 	pin_tools fio jq
 	limits "$PROFILE_LIMIT_S"
 	for entry in "${PROFILE_RUNS[@]}"; do
