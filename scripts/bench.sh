@@ -3,12 +3,15 @@
 # stock v7.3.4 and on the patched kernel, both built without debug options, booting
 # them in turn (ABBA: stock, patched, patched, stock, ...) so that host load drifts
 # onto both kernels alike. Writes results/<date>-<time>-<profile>/ and its report.md.
-#   bench.sh short|full|nfsd|noise|variants [RESULTS_DIR]
+#   bench.sh short|full|nfsd|noise|variants|inboot [RESULTS_DIR]
 # BENCH_REPS=N replaces the profile's number of repetitions (boots per kernel).
 # BENCH_BASE=NAME[,NAME...] boots $BUILD_DIR/bench-NAME instead of bench-stock, or
 # beside it (BENCH_BASE=stock,scoped): a variant of the series (scripts/kernel.sh
 # variant NAME) or an earlier version. All kernels boot in every repetition; the report
 # compares each base with patched (report.md the first, report-NAME.md the others).
+# An in-boot profile (inboot) boots only the variant ab, whose boots switch between
+# v7.3's dontcache path and the series' (config/variants/ab.diff): every round of a
+# boot is reported as one repetition, v7.3's path in the "stock" slot.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -77,16 +80,34 @@ order() {
 	if [ $(($1 % 2)) -eq 1 ]; then echo "${KERNELS[@]}"; else printf '%s\n' "${KERNELS[@]}" | tac | xargs; fi
 }
 
+# split_rounds BOOT_DIR BOOTS_ROW: an in-boot profile's rounds, moved from the boot's
+# directory to raw/rep<N>-<kernel> beside it with the boot's own records, and one
+# boots.csv line per round and kernel (BOOTS_ROW: the boot's status, load and flag).
+split_rounds() {
+	local boot=$1 row=$2 r k n secs f
+	[ -f "$boot/rounds.csv" ] || return 0
+	while IFS=, read -r r k n secs; do
+		[ -d "$boot/rep$r-$k" ] || continue
+		for f in vm.json uname.txt shape.txt disks.csv; do
+			[ ! -f "$boot/$f" ] || cp "$boot/$f" "$boot/rep$r-$k/"
+		done
+		mv "$boot/rep$r-$k" "$boot/.."
+		echo "$r,$k,$n,$secs,$row"
+	done < "$boot/rounds.csv"
+}
+
 main() {
-	local prof=${1:-short} dir reps rep k rc start secs total flag before busy
-	profile "$prof" || die "unknown bench profile '$prof': use short, full, nfsd, noise or variants"
-	local -a bases
+	local prof=${1:-short} dir reps rep k rc start secs total flag before busy out row
+	profile "$prof" || die "unknown bench profile '$prof': use short, full, nfsd, noise, variants or inboot"
+	local -a bases args
 	IFS=, read -r -a bases <<<"${BENCH_BASE:-stock}"
 	KERNELS=("${bases[@]}" patched)
+	[ -z "$PROFILE_ROUNDS" ] || KERNELS=(ab)
 	dir=${2:-$(new_dir "$prof")}
 	reps=${BENCH_REPS:-$PROFILE_REPS}
 	[[ $reps =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPS=$reps is not a positive number of repetitions"
 	for k in "${bases[@]}"; do
+		[ -z "$PROFILE_ROUNDS" ] || break
 		[[ $k =~ ^[a-z0-9]+$ && $k != patched ]] ||
 			die "BENCH_BASE=$BENCH_BASE: give kernel names (a-z, 0-9) other than patched, separated by commas"
 	done
@@ -113,7 +134,8 @@ main() {
 	rm -rf "$VM_SRC"
 	mkdir -p "$dir/raw" "$VM_SRC"
 	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
-	printf '{"profile":"%s","reps":%d,"bases":["%s"]}\n' "$prof" "$reps" "${bases[*]}" | sed 's/ /","/g' > "$dir/bench.json"
+	printf '{"profile":"%s","reps":%d,"rounds":%d,"bases":["%s"]}\n' "$prof" "$reps" \
+		"${PROFILE_ROUNDS:-0}" "${bases[*]}" | sed 's/ /","/g' > "$dir/bench.json"
 	echo "rep,kernel,boot,seconds,status,load1_before,cpu_psi_before,io_psi_before,load1_after,cpu_psi_after,io_psi_after,busy_before,flag" > "$dir/boots.csv"
 	for ((rep = 1; rep <= reps; rep++)); do
 		for k in $(order "$rep"); do
@@ -123,10 +145,21 @@ main() {
 			busy=$(busiest)
 			start=$(date +%s)
 			rc=0
+			out=$dir/raw/rep$rep-$k
+			args=("$prof")
+			if [ -n "$PROFILE_ROUNDS" ]; then
+				out=$dir/raw/boot$rep
+				args+=($(((rep - 1) * PROFILE_ROUNDS + 1)))
+			fi
 			step "bench $prof, repetition $rep/$reps, $k kernel" \
-				"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$dir/raw/rep$rep-$k" "$prof" || rc=$?
+				"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$out" "${args[@]}" || rc=$?
 			secs=$(($(date +%s) - start))
-			echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)"),$before,$(host_load),$busy,$flag" >> "$dir/boots.csv"
+			row="$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)"),$before,$(host_load),$busy,$flag"
+			if [ -n "$PROFILE_ROUNDS" ]; then
+				split_rounds "$out" "$row" >> "$dir/boots.csv"
+			else
+				echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$row" >> "$dir/boots.csv"
+			fi
 		done
 	done
 	step "report" python3 "$TOP/scripts/report.py" "$dir"

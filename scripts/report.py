@@ -613,9 +613,19 @@ def report_one(run_dir, run, rows, boots, controls, base, first, several):
     ram_gb = mem_kb * 1024 / 1e9 if mem_kb else None
     out = ["# nfsd-io-bench: stock v7.3.4 vs the series, interleaved", ""]
     name = os.path.basename(os.path.abspath(run_dir))
-    out += ["Run `%s`, profile `%s`: %d repetitions; each repetition boots every kernel "
-            "once, in reverse order in every other repetition (ABBA), so that drifting host "
-            "load falls on the kernels alike." % (name, vm.get("profile", "?"), len(d.reps)), ""]
+    if vm.get("rounds"):
+        out += ["Run `%s`, profile `%s`: %d repetitions, %d in each boot of one image, the "
+                "bench variant `ab` (config/variants/ab.diff). Each repetition runs the "
+                "profile with v7.3's dontcache path (\"stock\": the unscoped kick, no "
+                "writer-side writeback) and with the series' (\"patched\"), switched at run "
+                "time, in reverse order in every other repetition (ABBA): the kernels differ "
+                "in nothing else, neither build nor boot." % (
+                    name, vm.get("profile", "?"), len(d.reps), vm["rounds"]), ""]
+    else:
+        out += ["Run `%s`, profile `%s`: %d repetitions; each repetition boots every kernel "
+                "once, in reverse order in every other repetition (ABBA), so that drifting "
+                "host load falls on the kernels alike." % (name, vm.get("profile", "?"),
+                                                           len(d.reps)), ""]
     out += ["VM: QEMU %s, %s vCPUs, %s RAM (the guest sees %s MiB), "
             "scratch disks: %s. Kernels: %s, built from the same config "
             "without debug options (no lockdep). NFS server and client share the guest "

@@ -3,6 +3,7 @@
 # xfs scratch filesystem exported over loopback, after measuring the scratch disk's
 # raw O_DIRECT bandwidth and recording what the devices report.
 #   bench.sh short|full|nfsd|noise|variants   one boot of that profile (the host alternates kernels)
+#   bench.sh inboot FIRST     rounds FIRST.. of an in-boot profile (patch 1 against v7.3 in one image)
 #   bench.sh smoke            the suite's dry runs and 10 s per target, for make check
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
@@ -13,13 +14,14 @@ set -euo pipefail
 BENCH=$SRC/tools/testing/nfsd-io-bench/run-benchmarks.sh
 MNT=/mnt
 
-# run NAME TARGET ARGS...: one suite run, results in $RESULTS/NAME.
+# run NAME TARGET ARGS...: one suite run, results in $OUT/NAME ($OUT: $RESULTS, or
+# one round's directory of an in-boot profile).
 run() {
-	local name=$1 target=$2 rc=0
+	local name=$1 target=$2 dir=${OUT:-$RESULTS} rc=0
 	shift 2
 	echo "== $name: $target $*"
-	"$BENCH" -t "$target" -o "$RESULTS/$name" "$@" > "$RESULTS/$name.log" 2>&1 || rc=$?
-	echo "$rc" > "$RESULTS/$name.rc"
+	"$BENCH" -t "$target" -o "$dir/$name" "$@" > "$dir/$name.log" 2>&1 || rc=$?
+	echo "$rc" > "$dir/$name.rc"
 }
 
 # dry_run NAME TARGET ARGS...: the whole default matrix, printed, nothing run.
@@ -98,25 +100,10 @@ smoke() {
 		--smoke -w split-write-buffered
 }
 
-main() {
+# runs: every run of the profile, in $OUT.
+runs() {
 	local entry target wls modes rt size i=0
 	local -a where sz
-	guest_setup
-	trap save_dmesg EXIT
-	uname -r > "$RESULTS/uname.txt"
-	{ nproc; awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo; } > "$RESULTS/shape.txt"
-	mkfs.xfs -q -f "$SCRATCH1"
-	mount "$SCRATCH1" "$MNT"
-	mkdir -p "$MNT/export" "$MNT/local"
-	start_nfsd "$MNT/export"
-	disk_info
-	if [ "${1:-}" = smoke ]; then
-		smoke
-		return 0
-	fi
-	profile "${1:-}" || { echo "usage: bench.sh short|full|nfsd|noise|variants|smoke" >&2; return 2; }
-	pin_tools fio jq
-	limits "$PROFILE_LIMIT_S"
 	for entry in "${PROFILE_RUNS[@]}"; do
 		IFS='|' read -r target wls modes rt size <<<"$entry"
 		i=$((i + 1))
@@ -131,4 +118,51 @@ main() {
 		run "run$i-$target" "$target" "${where[@]}" "${sz[@]}" -r "$rt" -n 1 -w "$wls" -m "$modes"
 	done
 }
+# rounds FIRST: PROFILE_ROUNDS rounds numbered from FIRST, each running the profile
+# once with v7.3's dontcache path ("stock") and once with the series' ("patched"), in
+# $RESULTS/rep<N>-<kernel>, the order reversed in every other round (ABBA); with
+# rounds.csv (round, path, order in the round, seconds).
+rounds() {
+	local knob=/sys/module/kernel/parameters/dontcache_ab_stock r k n start OUT
+	[ -w "$knob" ] || { echo "bench.sh: no $knob: in-boot profiles need the bench kernel variant ab (config/variants/ab.diff)" >&2; return 2; }
+	for ((r = $1; r < $1 + PROFILE_ROUNDS; r++)); do
+		n=0
+		for k in stock patched; do
+			[ $((r % 2)) -eq 1 ] || k=$([ "$k" = stock ] && echo patched || echo stock)
+			n=$((n + 1))
+			if [ "$k" = stock ]; then echo Y > "$knob"; else echo N > "$knob"; fi
+			OUT=$RESULTS/rep$r-$k
+			mkdir -p "$OUT"
+			start=$(date +%s)
+			runs
+			echo "$r,$k,$n,$(($(date +%s) - start))" >> "$RESULTS/rounds.csv"
+		done
+	done
+	echo N > "$knob"
+}
+
+main() {
+	guest_setup
+	trap save_dmesg EXIT
+	uname -r > "$RESULTS/uname.txt"
+	{ nproc; awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo; } > "$RESULTS/shape.txt"
+	mkfs.xfs -q -f "$SCRATCH1"
+	mount "$SCRATCH1" "$MNT"
+	mkdir -p "$MNT/export" "$MNT/local"
+	start_nfsd "$MNT/export"
+	disk_info
+	if [ "${1:-}" = smoke ]; then
+		smoke
+		return 0
+	fi
+	profile "${1:-}" || { echo "usage: bench.sh short|full|nfsd|noise|variants|inboot|smoke" >&2; return 2; }
+	pin_tools fio jq
+	limits "$PROFILE_LIMIT_S"
+	if [ -n "$PROFILE_ROUNDS" ]; then
+		rounds "${2:?in-boot profile: give the number of the first round}"
+	else
+		runs
+	fi
+}
+
 main "$@"
