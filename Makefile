@@ -5,10 +5,14 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench demo clean-out
+.PHONY: all plan-short plan-full help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench demo clean-out
 
-all: kernel-bench rootfs ## the main job: short interleaved stock vs patched benchmark, results/<date-time>-short/report.md
+all: plan-short kernel-bench rootfs ## the main job: short interleaved stock vs patched benchmark, results/<date-time>-short/report.md
 	@$(S)/bench.sh short
+
+# make and make bench print their time estimate first, the builds still to do included.
+plan-short plan-full:
+	@$(S)/bench.sh --plan $(@:plan-%=%)
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -45,7 +49,7 @@ check-negative: tree rootfs ## the mm kselftests on stock v7.3.4: every policy t
 	@$(S)/kernel.sh bench-stock
 	@$(S)/check-negative.sh
 
-bench: kernel-bench rootfs ## the full matrix, stock and patched interleaved, 5 repetitions (prints its time estimate first)
+bench: plan-full kernel-bench rootfs ## the full matrix, stock and patched interleaved, 5 repetitions (prints its time estimate first)
 	@$(S)/bench.sh full
 
 demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs

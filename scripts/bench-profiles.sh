@@ -10,7 +10,7 @@
 #   PROFILE_DISK_MB  size of each sparse scratch disk
 #   PROFILE_LIMIT_S  seconds of the raw O_DIRECT measurement of the scratch disk
 #   PROFILE_ROUNDS   in-boot profiles only: rounds per boot, each running PROFILE_RUNS
-#                    with v7.3's dontcache path and with the series' in one image
+#                    once per dontcache policy (ab_policy) in one image
 #   PROFILE_RUNS     one nfsd-io-bench call per entry: TARGET|WORKLOADS|MODES|RUNTIME|SIZE
 #                    (SIZE empty: the suite's default, 2 x guest RAM). NFS modes 3 and 4
 #                    are dropped on a kernel whose io_cache_write refuses them (stock),
@@ -26,12 +26,14 @@ profile() {
 		# What a first `make` can judge within its 40 minutes, the two cold
 		# kernel builds (about 27 min) included: P0 and P1 for one writer, the
 		# untouched buffered write (P6), P5's disk reads per misaligned WRITE.
-		# 3 repetitions, the fewest that decide anything; 15 s still writes
-		# more than the 1 GiB of RAM.
+		# 3 repetitions, the fewest that decide anything; 10 s still writes
+		# three times the 1 GiB of RAM (results/2026-12-03-1711-short: 3.5-5.7
+		# GB in 15 s).
 		PROFILE_REPS=3
+		PROFILE_LIMIT_S=5
 		PROFILE_RUNS=(
-			"local|seq-write|buffered,uncached|15|"
-			"nfs|misaligned-write|2|10|1G"
+			"local|seq-write|buffered,uncached|10|"
+			"nfs|misaligned-write|2|8|1G"
 		)
 		;;
 	full)
@@ -90,12 +92,13 @@ profile() {
 		)
 		;;
 	inboot)
-		# Patch 1 against v7.3's dontcache path within one boot of one image, the
-		# bench variant ab (config/variants/ab.diff), switched at run time: no
-		# build or boot bias between the two (results/2026-12-03-1316-variants
-		# measured 23% between two builds of identical code). P0 for one
-		# writer, 32 files and NFSD mode 1, peak Dirty, and the buffered write
-		# the switch does not touch, as the noise of the pairs.
+		# Patch 1 against v7.3's dontcache path (and other policies: BENCH_BASE,
+		# ab_policy) within one boot of one image, the bench variant ab
+		# (config/variants/ab.diff), switched at run time: no build or boot
+		# bias between them (results/2026-12-03-1316-variants measured 23%
+		# between two builds of identical code). P0 for one writer, 32 files
+		# and NFSD mode 1, peak Dirty, and the buffered write that no policy
+		# touches, as the noise of the pairs.
 		PROFILE_REPS=3
 		PROFILE_ROUNDS=3
 		PROFILE_RUNS=(
@@ -118,6 +121,21 @@ profile() {
 readonly PROFILE_BOOT_S=30
 readonly PROFILE_RUN_OVERHEAD_S=10
 
+# ab_policy NAME: the value of the bench variant ab's switch
+# (/sys/module/kernel/parameters/dontcache_ab, config/variants/ab.diff) that runs a
+# dontcache policy: patched (the series), stock (v7.3.4's path), scoped (the scoped
+# kick alone, no writer-side writeback), bgrule (writers submit only at or above the
+# background threshold, patch 1 before v4).
+ab_policy() {
+	case $1 in
+	patched) echo 0 ;;
+	stock) echo 1 ;;
+	scoped) echo 2 ;;
+	bgrule) echo 3 ;;
+	*) return 1 ;;
+	esac
+}
+
 # modes_for KERNEL MODES: the modes a kernel runs (stock NFSD has neither
 # io_cache_write 3 and 4 nor io_stable_floor).
 modes_for() {
@@ -129,7 +147,8 @@ modes_for() {
 	(IFS=,; echo "${out[*]}")
 }
 
-# boot_seconds KERNEL: the estimated duration of one boot of the loaded profile.
+# boot_seconds KERNEL [POLICIES]: the estimated duration of one boot of the loaded
+# profile (an in-boot profile runs its runs POLICIES times per round, default 2).
 boot_seconds() {
 	local entry target wls modes rt size n_wl n_mode secs=$((PROFILE_BOOT_S + PROFILE_LIMIT_S))
 	for entry in "${PROFILE_RUNS[@]}"; do
@@ -139,6 +158,6 @@ boot_seconds() {
 		# solo-writer and competing-writers run under one mode only.
 		secs=$((secs + n_wl * n_mode * (rt + PROFILE_RUN_OVERHEAD_S)))
 	done
-	[ -z "$PROFILE_ROUNDS" ] || secs=$((PROFILE_BOOT_S + PROFILE_LIMIT_S + 2 * PROFILE_ROUNDS * (secs - PROFILE_BOOT_S - PROFILE_LIMIT_S)))
+	[ -z "$PROFILE_ROUNDS" ] || secs=$((PROFILE_BOOT_S + PROFILE_LIMIT_S + ${2:-2} * PROFILE_ROUNDS * (secs - PROFILE_BOOT_S - PROFILE_LIMIT_S)))
 	echo "$secs"
 }

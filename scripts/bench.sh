@@ -4,14 +4,16 @@
 # them in turn (ABBA: stock, patched, patched, stock, ...) so that host load drifts
 # onto both kernels alike. Writes results/<date>-<time>-<profile>/ and its report.md.
 #   bench.sh short|full|nfsd|noise|variants|inboot [RESULTS_DIR]
+#   bench.sh --plan PROFILE   only the time estimate (make prints it before building)
 # BENCH_REPS=N replaces the profile's number of repetitions (boots per kernel).
 # BENCH_BASE=NAME[,NAME...] boots $BUILD_DIR/bench-NAME instead of bench-stock, or
 # beside it (BENCH_BASE=stock,scoped): a variant of the series (scripts/kernel.sh
 # variant NAME) or an earlier version. All kernels boot in every repetition; the report
 # compares each base with patched (report.md the first, report-NAME.md the others).
-# An in-boot profile (inboot) boots only the variant ab, whose boots switch between
-# v7.3's dontcache path and the series' (config/variants/ab.diff): every round of a
-# boot is reported as one repetition, v7.3's path in the "stock" slot.
+# An in-boot profile (inboot) boots only the variant ab (config/variants/ab.diff),
+# which switches between dontcache policies at run time: the series' (patched) and
+# BENCH_BASE's (default stock: v7.3.4's path; see ab_policy). Every round of a boot is
+# reported as one repetition.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -96,30 +98,57 @@ split_rounds() {
 	done < "$boot/rounds.csv"
 }
 
-main() {
-	local prof=${1:-short} dir reps rep k rc start secs total flag before busy out row
+# Seconds make spends before the first boot on a fresh machine, from the harness's own
+# step log (results/2026-12-01-build-times): a bench kernel with ccache cold, the guest
+# root (debootstrap), the kernel tree (import of linux-source-7.3).
+readonly COLD_KERNEL_S=820 COLD_ROOTFS_S=110 COLD_TREE_S=50
+
+# plan PROFILE: set KERNELS and reps for it, and log its time estimate first, the
+# builds a first make still has to do included.
+plan() {
+	local prof=$1 k total=0 pre=0
+	local -a todo=()
 	profile "$prof" || die "unknown bench profile '$prof': use short, full, nfsd, noise, variants or inboot"
-	local -a bases args
-	IFS=, read -r -a bases <<<"${BENCH_BASE:-stock}"
-	KERNELS=("${bases[@]}" patched)
+	# BASES: the kernels in the report's "stock" slot; KERNELS: the ones booted.
+	IFS=, read -r -a BASES <<<"${BENCH_BASE:-stock}"
+	KERNELS=("${BASES[@]}" patched)
 	[ -z "$PROFILE_ROUNDS" ] || KERNELS=(ab)
-	dir=${2:-$(new_dir "$prof")}
 	reps=${BENCH_REPS:-$PROFILE_REPS}
 	[[ $reps =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPS=$reps is not a positive number of repetitions"
-	for k in "${bases[@]}"; do
-		[ -z "$PROFILE_ROUNDS" ] || break
-		[[ $k =~ ^[a-z0-9]+$ && $k != patched ]] ||
-			die "BENCH_BASE=$BENCH_BASE: give kernel names (a-z, 0-9) other than patched, separated by commas"
+	for k in "${BASES[@]}"; do
+		if [ -n "$PROFILE_ROUNDS" ]; then
+			if [ "$k" = patched ] || ! ab_policy "$k" >/dev/null; then
+				die "BENCH_BASE=$BENCH_BASE: an in-boot profile takes policies of the variant ab other than patched (stock, scoped, bgrule), separated by commas"
+			fi
+		else
+			[[ $k =~ ^[a-z0-9]+$ && $k != patched ]] ||
+				die "BENCH_BASE=$BENCH_BASE: give kernel names (a-z, 0-9) other than patched, separated by commas"
+		fi
 	done
-	total=0
+	for k in "${KERNELS[@]}"; do
+		total=$((total + reps * $(boot_seconds "$k" $((${#BASES[@]} + 1)))))
+		[ -f "$BUILD_DIR/bench-$k/arch/x86/boot/bzImage" ] || { todo+=("bench-$k"); pre=$((pre + COLD_KERNEL_S)); }
+	done
+	[ -f "$ROOTFS/.harness-rootfs" ] || { todo+=(rootfs); pre=$((pre + COLD_ROOTFS_S)); }
+	[ -d "$TREE/.git" ] || { todo+=(tree); pre=$((pre + COLD_TREE_S)); }
+	log "plan: profile $prof, $reps repetitions x (${KERNELS[*]}), ${#PROFILE_RUNS[@]} suite calls per boot;" \
+		"estimated $(fmt_min "$((pre + total))")$([ "$pre" -eq 0 ] || echo ", of which $(fmt_min "$pre") to build ${todo[*]}")," \
+		"${KERNELS[0]} boot ~$(fmt_min "$(boot_seconds "${KERNELS[0]}" $((${#BASES[@]} + 1)))"), plus 10-60 s before each boot for an idle host"
+}
+
+main() {
+	local prof=${1:-short} dir reps rep k rc start secs flag before busy out row
+	local -a args
+	if [ "$prof" = --plan ]; then
+		plan "${2:-short}"
+		return 0
+	fi
+	plan "$prof"
 	for k in "${KERNELS[@]}"; do
 		[ -f "$BUILD_DIR/bench-$k/arch/x86/boot/bzImage" ] ||
 			die "no bench-$k kernel in $BUILD_DIR: run 'make kernel-bench' (stock, patched) or 'scripts/kernel.sh variant $k'"
-		total=$((total + reps * $(boot_seconds "$k")))
 	done
-	log "plan: profile $prof, $reps repetitions x (${KERNELS[*]}), ${#PROFILE_RUNS[@]} suite calls per boot;" \
-		"estimated $(fmt_min "$total") (${bases[0]} boot ~$(fmt_min "$(boot_seconds "${bases[0]}")")," \
-		"patched ~$(fmt_min "$(boot_seconds patched)")), plus 10-60 s before each boot for an idle host"
+	dir=${2:-$(new_dir "$prof")}
 	# One pair of scratch disk images for all boots of the run (each boot makes a new
 	# filesystem on it). Deleting multi-GB images between boots let the host, whose ext4
 	# discards freed blocks, stall the next boot's disk I/O for minutes: O_DIRECT fell from
@@ -135,7 +164,7 @@ main() {
 	mkdir -p "$dir/raw" "$VM_SRC"
 	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
 	printf '{"profile":"%s","reps":%d,"rounds":%d,"bases":["%s"]}\n' "$prof" "$reps" \
-		"${PROFILE_ROUNDS:-0}" "${bases[*]}" | sed 's/ /","/g' > "$dir/bench.json"
+		"${PROFILE_ROUNDS:-0}" "${BASES[*]}" | sed 's/ /","/g' > "$dir/bench.json"
 	echo "rep,kernel,boot,seconds,status,load1_before,cpu_psi_before,io_psi_before,load1_after,cpu_psi_after,io_psi_after,busy_before,flag" > "$dir/boots.csv"
 	for ((rep = 1; rep <= reps; rep++)); do
 		for k in $(order "$rep"); do
@@ -149,7 +178,7 @@ main() {
 			args=("$prof")
 			if [ -n "$PROFILE_ROUNDS" ]; then
 				out=$dir/raw/boot$rep
-				args+=($(((rep - 1) * PROFILE_ROUNDS + 1)))
+				args+=($(((rep - 1) * PROFILE_ROUNDS + 1)) "$(IFS=,; echo "${BASES[*]}")")
 			fi
 			step "bench $prof, repetition $rep/$reps, $k kernel" \
 				"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$out" "${args[@]}" || rc=$?

@@ -3,7 +3,8 @@
 # xfs scratch filesystem exported over loopback, after measuring the scratch disk's
 # raw O_DIRECT bandwidth and recording what the devices report.
 #   bench.sh short|full|nfsd|noise|variants   one boot of that profile (the host alternates kernels)
-#   bench.sh inboot FIRST     rounds FIRST.. of an in-boot profile (patch 1 against v7.3 in one image)
+#   bench.sh inboot FIRST [BASES]  rounds FIRST.. of an in-boot profile: the series' dontcache
+#                                  policy against BASES' (default stock; see ab_policy)
 #   bench.sh smoke            the suite's dry runs and 10 s per target, for make check
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
@@ -100,48 +101,61 @@ smoke() {
 		--smoke -w split-write-buffered
 }
 
-# runs: every run of the profile, in $OUT.
-runs() {
-	local entry target wls modes rt size i=0
-	local -a where sz
-	for entry in "${PROFILE_RUNS[@]}"; do
-		IFS='|' read -r target wls modes rt size <<<"$entry"
-		i=$((i + 1))
-		if [ "$target" = local ]; then
-			where=(-d "$MNT/local")
-		else
-			where=(-e "$MNT/export")
-			modes=$(write_modes "$modes")
-		fi
-		sz=()
-		[ -z "$size" ] || sz=(-s "$size")
-		run "run$i-$target" "$target" "${where[@]}" "${sz[@]}" -r "$rt" -n 1 -w "$wls" -m "$modes"
-	done
+# run_entry I: run I (from 1) of the profile, in $OUT.
+run_entry() {
+	local target wls modes rt size
+	local -a where sz=()
+	IFS='|' read -r target wls modes rt size <<<"${PROFILE_RUNS[$1 - 1]}"
+	if [ "$target" = local ]; then
+		where=(-d "$MNT/local")
+	else
+		where=(-e "$MNT/export")
+		modes=$(write_modes "$modes")
+	fi
+	[ -z "$size" ] || sz=(-s "$size")
+	run "run$1-$target" "$target" "${where[@]}" "${sz[@]}" -r "$rt" -n 1 -w "$wls" -m "$modes"
 }
-# rounds FIRST: PROFILE_ROUNDS rounds numbered from FIRST, each running the profile
-# once with v7.3's dontcache path ("stock") and once with the series' ("patched"), in
-# $RESULTS/rep<N>-<kernel>, the order reversed in every other round (ABBA); with
-# rounds.csv (round, path, order in the round, seconds).
+
+# rounds FIRST BASES: PROFILE_ROUNDS rounds numbered from FIRST. Each runs every run
+# of the profile once per policy of the bench variant ab (BASES, then patched: see
+# ab_policy), the policies back to back for each run, in reverse order in every other
+# round (ABBA), in $RESULTS/rep<N>-<policy>; after one warm-up run; with rounds.csv
+# (round, policy, order in the round, seconds spent in the policy's runs).
 rounds() {
-	local knob=/sys/module/kernel/parameters/dontcache_ab_stock r k n start OUT
+	local knob=/sys/module/kernel/parameters/dontcache_ab r i k n start OUT
+	local -a order
+	local -A secs
 	[ -w "$knob" ] || { echo "bench.sh: no $knob: in-boot profiles need the bench kernel variant ab (config/variants/ab.diff)" >&2; return 2; }
+	# The first run of a boot is slower than the same run later in it: it warms
+	# up the guest and is thrown away, so that no policy always runs first.
+	OUT=/tmp/warm-up
+	mkdir -p "$OUT"
+	run_entry 1
 	for ((r = $1; r < $1 + PROFILE_ROUNDS; r++)); do
+		IFS=, read -r -a order <<<"$2,patched"
+		[ $((r % 2)) -eq 1 ] || mapfile -t order < <(printf '%s\n' "${order[@]}" | tac)
+		for ((i = 1; i <= ${#PROFILE_RUNS[@]}; i++)); do
+			for k in "${order[@]}"; do
+				ab_policy "$k" > "$knob"
+				OUT=$RESULTS/rep$r-$k
+				mkdir -p "$OUT"
+				start=$(date +%s)
+				run_entry "$i"
+				secs[$k]=$((${secs[$k]:-0} + $(date +%s) - start))
+			done
+		done
 		n=0
-		for k in stock patched; do
-			[ $((r % 2)) -eq 1 ] || k=$([ "$k" = stock ] && echo patched || echo stock)
+		for k in "${order[@]}"; do
 			n=$((n + 1))
-			if [ "$k" = stock ]; then echo Y > "$knob"; else echo N > "$knob"; fi
-			OUT=$RESULTS/rep$r-$k
-			mkdir -p "$OUT"
-			start=$(date +%s)
-			runs
-			echo "$r,$k,$n,$(($(date +%s) - start))" >> "$RESULTS/rounds.csv"
+			echo "$r,$k,$n,${secs[$k]}" >> "$RESULTS/rounds.csv"
+			secs[$k]=0
 		done
 	done
-	echo N > "$knob"
+	ab_policy patched > "$knob"
 }
 
 main() {
+	local i
 	guest_setup
 	trap save_dmesg EXIT
 	uname -r > "$RESULTS/uname.txt"
@@ -159,10 +173,12 @@ main() {
 	pin_tools fio jq
 	limits "$PROFILE_LIMIT_S"
 	if [ -n "$PROFILE_ROUNDS" ]; then
-		rounds "${2:?in-boot profile: give the number of the first round}"
-	else
-		runs
+		rounds "${2:?in-boot profile: give the number of the first round}" "${3:-stock}"
+		return 0
 	fi
+	for ((i = 1; i <= ${#PROFILE_RUNS[@]}; i++)); do
+		run_entry "$i"
+	done
 }
 
 main "$@"
