@@ -42,7 +42,7 @@ TABLE_METRICS = [
     ("path_fallback", "WRITE fallback"), ("wb_flushed", "wb flushed"),
     ("wb_skip_busy", "wb skip busy"), ("wb_skip_guard", "wb skip guard"),
     ("wb_pressure", "wb pressure"), ("wb_batching", "wb batching"), ("wb_nowait", "wb nowait"),
-    ("wb_kicked", "wb kicked"),
+    ("wb_kicked", "wb kicked"), ("wb_submit_s", "wb writer submit s"),
     ("fairness", "clients: slowest / fastest"),
 ]
 

@@ -15,6 +15,7 @@
 #              under VM_DISK_ROOT, $CACHE_DIR/disks; /dev/shm/NAME puts them in host RAM),
 #              VM_PREALLOC=1: allocate new disk images on the host at once (fallocate),
 #              VM_EXPECT_KILL=1 when the caller will kill the VM,
+#              VM_APPEND: more kernel parameters (e.g. dontcache_ab=2 for the variant ab),
 #              VM_SRC: what the guest sees as the kernel tree (default: the tree),
 #              VM_ICOUNT=N: TCG counts guest time in instructions, 2^N ns each (QEMU
 #              -icount shift=N, single-threaded TCG); idle time still passes in real
@@ -87,7 +88,7 @@ boot() {
 	# cared"), disables it, and every NVMe completion waits for the 100 ms spurious-IRQ
 	# poll. That slowed whichever runs came after it by up to 200x.
 	timeout --foreground -k 30 "$VM_TIMEOUT" \
-		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root --append noirqdebug \
+		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root --append "noirqdebug${VM_APPEND:+ $VM_APPEND}" \
 		-m "$VM_MEM" -p "$VM_CPUS" --verbose \
 		--overlay-rwdir /srv --rodir /srv/src="${VM_SRC:-$TREE}" \
 		--rodir /srv/kbuild="$BUILD_DIR/$kernel" --rodir /srv/harness="$TOP/scripts" \
