@@ -615,12 +615,17 @@ def report_one(run_dir, run, rows, boots, controls, base, first, several):
     name = os.path.basename(os.path.abspath(run_dir))
     if vm.get("rounds"):
         out += ["Run `%s`, profile `%s`: %d repetitions, %d in each boot of one image, the "
-                "bench variant `ab` (config/variants/ab.diff). Each repetition runs the "
-                "profile with v7.3's dontcache path (\"stock\": the unscoped kick, no "
-                "writer-side writeback) and with the series' (\"patched\"), switched at run "
-                "time, in reverse order in every other repetition (ABBA): the kernels differ "
-                "in nothing else, neither build nor boot." % (
-                    name, vm.get("profile", "?"), len(d.reps), vm["rounds"]), ""]
+                "bench variant `ab` (config/variants/ab.diff), whose dontcache policy is "
+                "switched at run time: `%s` (%s) and the series' (\"patched\"). Each "
+                "repetition runs the profile once per policy (since 5ae95b0 each run back "
+                "to back for every policy), in reverse order in every other repetition "
+                "(ABBA): the two sides of a pair differ in "
+                "nothing else, neither build nor boot. Below, a \"boot\" is one policy's "
+                "turn in a repetition, and the identical-code control is the same policy "
+                "run twice in a row, at the turn of two repetitions." % (
+                    name, vm.get("profile", "?"), len(d.reps), vm["rounds"], base,
+                    "v7.3.4's dontcache path" if base == "stock" else "scripts/bench-profiles.sh, "
+                    "ab_policy"), ""]
     else:
         out += ["Run `%s`, profile `%s`: %d repetitions; each repetition boots every kernel "
                 "once, in reverse order in every other repetition (ABBA), so that drifting "
