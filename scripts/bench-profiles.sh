@@ -150,14 +150,14 @@ modes_for() {
 # boot_seconds KERNEL [POLICIES]: the estimated duration of one boot of the loaded
 # profile (an in-boot profile runs its runs POLICIES times per round, default 2).
 boot_seconds() {
-	local entry target wls modes rt size n_wl n_mode secs=$((PROFILE_BOOT_S + PROFILE_LIMIT_S))
+	local entry target wls modes rt size n_wl n_mode runs=0
 	for entry in "${PROFILE_RUNS[@]}"; do
 		IFS='|' read -r target wls modes rt size <<<"$entry"
 		n_wl=$(tr ',' '\n' <<<"$wls" | wc -l)
 		n_mode=$(modes_for "$1" "$modes" | tr ',' '\n' | wc -l)
 		# solo-writer and competing-writers run under one mode only.
-		secs=$((secs + n_wl * n_mode * (rt + PROFILE_RUN_OVERHEAD_S)))
+		runs=$((runs + n_wl * n_mode * (rt + PROFILE_RUN_OVERHEAD_S)))
 	done
-	[ -z "$PROFILE_ROUNDS" ] || secs=$((PROFILE_BOOT_S + PROFILE_LIMIT_S + ${2:-2} * PROFILE_ROUNDS * (secs - PROFILE_BOOT_S - PROFILE_LIMIT_S)))
-	echo "$secs"
+	[ -z "$PROFILE_ROUNDS" ] || runs=$((${2:-2} * PROFILE_ROUNDS * runs))
+	echo $((PROFILE_BOOT_S + PROFILE_LIMIT_S + runs))
 }

@@ -103,11 +103,12 @@ split_rounds() {
 # root (debootstrap), the kernel tree (import of linux-source-7.3).
 readonly COLD_KERNEL_S=820 COLD_ROOTFS_S=110 COLD_TREE_S=50
 
-# plan PROFILE: set KERNELS and reps for it, and log its time estimate first, the
-# builds a first make still has to do included.
+# plan PROFILE: set KERNELS, reps and UNBUILT (the bench kernels not built yet) for it,
+# and log its time estimate first, the builds a first make still has to do included.
 plan() {
 	local prof=$1 k total=0 pre=0
 	local -a todo=()
+	UNBUILT=()
 	profile "$prof" || die "unknown bench profile '$prof': use short, full, nfsd, noise, variants or inboot"
 	# BASES: the kernels in the report's "stock" slot; KERNELS: the ones booted.
 	IFS=, read -r -a BASES <<<"${BENCH_BASE:-stock}"
@@ -127,7 +128,11 @@ plan() {
 	done
 	for k in "${KERNELS[@]}"; do
 		total=$((total + reps * $(boot_seconds "$k" $((${#BASES[@]} + 1)))))
-		[ -f "$BUILD_DIR/bench-$k/arch/x86/boot/bzImage" ] || { todo+=("bench-$k"); pre=$((pre + COLD_KERNEL_S)); }
+		[ -f "$BUILD_DIR/bench-$k/arch/x86/boot/bzImage" ] || UNBUILT+=("$k")
+	done
+	for k in "${UNBUILT[@]}"; do
+		todo+=("bench-$k")
+		pre=$((pre + COLD_KERNEL_S))
 	done
 	[ -f "$ROOTFS/.harness-rootfs" ] || { todo+=(rootfs); pre=$((pre + COLD_ROOTFS_S)); }
 	[ -d "$TREE/.git" ] || { todo+=(tree); pre=$((pre + COLD_TREE_S)); }
@@ -144,10 +149,8 @@ main() {
 		return 0
 	fi
 	plan "$prof"
-	for k in "${KERNELS[@]}"; do
-		[ -f "$BUILD_DIR/bench-$k/arch/x86/boot/bzImage" ] ||
-			die "no bench-$k kernel in $BUILD_DIR: run 'make kernel-bench' (stock, patched) or 'scripts/kernel.sh variant $k'"
-	done
+	[ "${#UNBUILT[@]}" -eq 0 ] ||
+		die "no bench-${UNBUILT[0]} kernel in $BUILD_DIR: run 'make kernel-bench' (stock, patched) or 'scripts/kernel.sh variant ${UNBUILT[0]}'"
 	dir=${2:-$(new_dir "$prof")}
 	# One pair of scratch disk images for all boots of the run (each boot makes a new
 	# filesystem on it). Deleting multi-GB images between boots let the host, whose ext4
