@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make check-crash: does a WRITE reply's stable_how survive a crash of the server?
 # Each iteration boots the patched kernel on the same scratch disk, streams NFS
-# WRITEs to a file of its own (tools/testing/selftests/dontcache/nfsd_crash: 48
+# WRITEs to a file of its own (tools/testing/selftests/nfsd/nfsd_crash: 48
 # records of 200000 bytes, then overwrites of them with new data, pass after pass)
 # and is killed (QEMU SIGKILL, no shutdown) 2-8 s after its first WRITE reply. The
 # next boot verifies that every WRITE replied DATA_SYNC/FILE_SYNC, covered by a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make check, part 3: boot the patched kernel, run the dontcache kselftests in
-# the guest, bring back the TAP output and dmesg, and judge both.
+# make check, part 4: boot the patched kernel, run the dontcache and nfsd
+# kselftests in the guest, bring back the TAP output and dmesg, and judge both.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -48,7 +48,7 @@ main() {
 	local res=$CHECK_OUT/vm rc=0 splats
 	rm -rf "$res"
 	mkdir -p "$res"
-	step "boot patched kernel: kselftest TARGETS=dontcache, bench smoke" \
+	step "boot patched kernel: kselftests dontcache and nfsd, bench smoke" \
 		"$TOP/scripts/vm.sh" patched check.sh "$res" || rc=$?
 	cp -f "$res/kselftest.tap" "$CHECK_OUT/kselftest.tap" 2>/dev/null || : > "$CHECK_OUT/kselftest.tap"
 	cp -f "$res/dmesg.txt" "$CHECK_OUT/dmesg.txt" 2>/dev/null ||

@@ -21,6 +21,8 @@ main() {
 	fi
 	step "bisect build, W=1, sparse" "$TOP/scripts/check-build.sh" ||
 		record FAIL "bisect build" "the build check could not run (see above)"
+	step "each half alone" "$TOP/scripts/check-halves.sh" ||
+		record FAIL "halves" "the halves check could not run (see above)"
 	step "kselftests in the VM" "$TOP/scripts/check-vm.sh" ||
 		record FAIL "VM run" "the VM check could not run (see above)"
 	step "crash durability" "$TOP/scripts/check-crash.sh" ||

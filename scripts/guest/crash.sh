@@ -56,7 +56,7 @@ main() {
 	local iter=$1 mode=${2:-} proto=${3:-} stable=${4:-} exp=${5:-} floor=none name rc=0
 	guest_setup
 	trap save_dmesg EXIT
-	build_selftest nfsd_crash
+	build_selftest nfsd nfsd_crash
 	[ -f "$RESULTS/formatted" ] || { mkfs.xfs -q -f "$SCRATCH1"; touch "$RESULTS/formatted"; }
 	mount "$SCRATCH1" "$MNT"
 	[ ! -f "$RESULTS/prev.log" ] || verify_prev

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# In the VM: build, install and run the dontcache kselftests (what
-# 'make kselftest TARGETS=dontcache' does, with the kernel headers the host
-# already installed in the build directory).
-#   kselftest.sh [PROGRAM [ARGS...]]   only one of the target's programs, e.g. nfsd.sh;
+# In the VM: build, install and run the series' kselftests (what
+# 'make kselftest TARGETS="dontcache nfsd"' does, with the kernel headers the
+# host already installed in the build directory).
+#   kselftest.sh [PROGRAM [ARGS...]]   only one of the programs, dontcache.sh or nfsd.sh;
 #                                      with ARGS, run it directly with them
 #                                      (dontcache.sh -v xfs -t TEST)
 set -euo pipefail
@@ -10,6 +10,15 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 KSFT=/srv/ksft
+TARGETS="dontcache nfsd"
+
+# target_of PROGRAM: the kselftest target PROGRAM belongs to.
+target_of() {
+	case $1 in
+	nfsd*) echo nfsd ;;
+	*) echo dontcache ;;
+	esac
+}
 
 main() {
 	local rc=0
@@ -17,8 +26,9 @@ main() {
 	trap save_dmesg EXIT
 	uname -r > "$RESULTS/uname.txt"
 	export DONTCACHE_XFS_DEV=$SCRATCH1 DONTCACHE_EXT4_DEV=$SCRATCH2
+	export NFSD_XFS_DEV=$SCRATCH1 NFSD_EXT4_DEV=$SCRATCH2
 	# As 'make kselftest-install' does; the build directory is kept between boots.
-	make -s -C "$SRC/tools/testing/selftests" O="$KSFT/build" TARGETS=dontcache \
+	make -s -C "$SRC/tools/testing/selftests" O="$KSFT/build" TARGETS="$TARGETS" \
 		KHDR_INCLUDES="-isystem $KBUILD/usr/include" INSTALL_PATH="$KSFT/install" \
 		install > "$RESULTS/kselftest-build.log" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
@@ -26,10 +36,10 @@ main() {
 		return 0
 	fi
 	if [ $# -gt 1 ]; then
-		(cd "$KSFT/install/dontcache" && "./$1" "${@:2}") \
+		(cd "$KSFT/install/$(target_of "$1")" && "./$1" "${@:2}") \
 			> "$RESULTS/kselftest.tap" 2> "$RESULTS/kselftest.err" || rc=$?
 	else
-		"$KSFT/install/run_kselftest.sh" ${1:+-t "dontcache:$1"} \
+		"$KSFT/install/run_kselftest.sh" ${1:+-t "$(target_of "$1"):$1"} \
 			> "$RESULTS/kselftest.tap" 2> "$RESULTS/kselftest.err" || rc=$?
 	fi
 	echo "$rc" > "$RESULTS/kselftest.rc"

@@ -75,10 +75,10 @@ start_nfsd() {
 	rpc.nfsd 4
 }
 
-# build_selftest NAME: build one program of the dontcache kselftests into $RESULTS/bin.
+# build_selftest TARGET NAME: build one program of a kselftest target into $RESULTS/bin.
 build_selftest() {
 	mkdir -p "$RESULTS/bin"
-	[ -x "$RESULTS/bin/$1" ] ||
-		make -s -C "$SRC/tools/testing/selftests/dontcache" OUTPUT="$RESULTS/bin" \
-			KHDR_INCLUDES="-isystem $KBUILD/usr/include" "$RESULTS/bin/$1"
+	[ -x "$RESULTS/bin/$2" ] ||
+		make -s -C "$SRC/tools/testing/selftests/$1" OUTPUT="$RESULTS/bin" \
+			KHDR_INCLUDES="-isystem $KBUILD/usr/include" "$RESULTS/bin/$2"
 }
