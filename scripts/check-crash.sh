@@ -37,9 +37,13 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 CRASH_ITERS=${CRASH_ITERS:-20}
+# For negative runs: another kernel (bench-NAME of 'kernel.sh variant NAME') and
+# one plan of the form below in place of the rotation.
+KERNEL=${CRASH_KERNEL:-patched}
 # io_cache_write mode[+io_stable_floor], protocol, client stable_how (v3 only), export.
 PLAN=("0 v3 2 async" "3 v3 0 sync" "4 v4 - sync" "0+data_sync v3 0 sync" "2 v3 1 sync"
 	"0 v3 2 async" "4 v3 0 sync" "0 v4 - sync" "1+file_sync v3 0 sync" "2 v3 2 sync")
+[ -z "${CRASH_PLAN:-}" ] || PLAN=("$CRASH_PLAN")
 STABLE_NAMES=(UNSTABLE DATA_SYNC FILE_SYNC)
 
 # Totals over the run, kept by verdict().
@@ -66,7 +70,7 @@ boot_and_kill() {
 	local res=$1 pid waited=0
 	shift
 	rm -f "$res/started"
-	VM_FRESH_DISKS=0 VM_EXPECT_KILL=1 "$TOP/scripts/vm.sh" patched crash.sh "$res" "$@" &
+	VM_FRESH_DISKS=0 VM_EXPECT_KILL=1 "$TOP/scripts/vm.sh" "$KERNEL" crash.sh "$res" "$@" &
 	pid=$!
 	while [ ! -f "$res/started" ] && kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 600 ]; do
 		sleep 1
@@ -141,7 +145,7 @@ main() {
 				{ record FAIL "crash $((i + 1)) ($desc)" "the writer never started: see $res/console.log"; return 0; }
 		else
 			step "final verification boot" \
-				env VM_FRESH_DISKS=0 "$TOP/scripts/vm.sh" patched crash.sh "$res" verify-only
+				env VM_FRESH_DISKS=0 "$TOP/scripts/vm.sh" "$KERNEL" crash.sh "$res" verify-only
 		fi
 		[ -z "$prev" ] || verdict "$res" "$i" "$prev"
 		# Only a kill may end the writer: it stopped on an error of its own.
