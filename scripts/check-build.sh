@@ -8,7 +8,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 OBJ=$BUILD_DIR/patched
-STAMPS=$CACHE_DIR/stamps
 # Top-level paths of the tree that the kernel build does not read.
 NOT_BUILT='tools|Documentation|MAINTAINERS'
 
@@ -80,25 +79,13 @@ bisect_walk() {
 }
 
 main() {
-	local key before=0 stamp
-	mkdir -p "$STAMPS" "$CHECK_OUT"
+	local key
 	# What each commit gives the kernel build, not the commit ids: rewording a
 	# message or changing only tools/ or Documentation/ keeps the result.
 	key=$({ for c in $(base_ref) $(git_t rev-list --reverse "$(base_ref)..$WORK_BRANCH"); do
 			build_inputs "$c"
 		done
 		cat "$TOP/config/kernel.fragment" "$TOP/config/debug.fragment" | sha256sum; } | sha256sum | cut -c1-16)
-	stamp=$STAMPS/build-$key
-	if [ -f "$stamp" ]; then
-		while read -r status rest; do
-			record "$status" "$rest (cached: series and config unchanged)"
-		done < "$stamp"
-		return 0
-	fi
-	[ -f "$CHECK_OUT/harness.txt" ] && before=$(wc -l < "$CHECK_OUT/harness.txt")
-	bisect_walk
-	# Remember a clean result only.
-	tail -n +"$((before + 1))" "$CHECK_OUT/harness.txt" > "$stamp.new"
-	if grep -q '^FAIL' "$stamp.new"; then rm -f "$stamp.new"; else mv "$stamp.new" "$stamp"; fi
+	stamped build "$key" bisect_walk
 }
 main "$@"

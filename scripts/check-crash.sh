@@ -8,7 +8,8 @@
 # COMMIT, or returned by the kernel client's O_DIRECT write(), is on disk (each
 # record: its last durable data, or in whole 512-byte blocks that of a later WRITE
 # that was never made durable), that the file is long enough for them, and that its
-# mtime is no older than the last FILE_SYNC reply said.
+# mtime is no older than the last FILE_SYNC reply said (for the kernel client, which
+# cannot see the reply: under a FILE_SYNC floor, the mtime a GETATTR saw after it).
 #
 # Plans (io_cache_write mode[+io_stable_floor], protocol, client stable_how, export),
 # in rotation; all but the negative control on a sync export:

@@ -11,7 +11,6 @@ set -euo pipefail
 
 SRC=$CACHE_DIR/halves
 OBJ=$BUILD_DIR/halves
-STAMPS=$CACHE_DIR/stamps
 # The patch files of the mm half; every other patch belongs to the NFSD half.
 MM_HALF='^[0-9]{4}-(mm|selftests-dontcache)-'
 
@@ -73,30 +72,30 @@ check_half() {
 	fi
 }
 
-main() {
-	local key stamp before=0
-	mkdir -p "$STAMPS" "$CHECK_OUT" "$OBJ"
-	[ -f "$ROOTFS/.harness-rootfs" ] || die "no guest root at $ROOTFS: run 'make rootfs'"
-	[ -f "$BUILD_DIR/patched/.config" ] || die "no configured build in $BUILD_DIR/patched: run 'make kernel' first"
-	key=$({ series_hash; cat "$TOP/config/kernel.fragment" "$TOP/config/debug.fragment"; } | sha256sum | cut -c1-16)
-	stamp=$STAMPS/halves-$key
-	if [ -f "$stamp" ]; then
-		while read -r status rest; do
-			record "$status" "$rest (cached: series and config unchanged)"
-		done < "$stamp"
-		return 0
-	fi
-	[ -d "$SRC" ] || git -C "$TREE" worktree add -q --detach "$SRC" "$(base_ref)"
+# both_halves: check each half in the scratch worktree $SRC, built in $OBJ.
+both_halves() {
+	# A worktree left over from a kernel tree imported before is useless.
+	git -C "$SRC" rev-parse -q --verify HEAD >/dev/null 2>&1 || {
+		rm -rf "$SRC"
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$SRC" "$(base_ref)"
+	}
 	# The config of make check's kernel, as it was when last copied here.
 	cmp -s "$BUILD_DIR/patched/.config" "$OBJ/config.source" || {
 		cp "$BUILD_DIR/patched/.config" "$OBJ/.config"
 		cp "$BUILD_DIR/patched/.config" "$OBJ/config.source"
 		kmake "$SRC" "$OBJ" olddefconfig
 	}
-	[ -f "$CHECK_OUT/harness.txt" ] && before=$(wc -l < "$CHECK_OUT/harness.txt")
 	check_half mm
 	check_half nfsd
-	tail -n +"$((before + 1))" "$CHECK_OUT/harness.txt" > "$stamp.new"
-	if grep -q '^FAIL' "$stamp.new"; then rm -f "$stamp.new"; else mv "$stamp.new" "$stamp"; fi
+}
+
+main() {
+	local key
+	mkdir -p "$OBJ"
+	[ -f "$ROOTFS/.harness-rootfs" ] || die "no guest root at $ROOTFS: run 'make rootfs'"
+	[ -f "$BUILD_DIR/patched/.config" ] || die "no configured build in $BUILD_DIR/patched: run 'make kernel' first"
+	key=$({ series_hash; cat "$TOP/config/kernel.fragment" "$TOP/config/debug.fragment"; } | sha256sum | cut -c1-16)
+	stamped halves "$key" both_halves
 }
 main "$@"
