@@ -9,7 +9,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-SRC=$CACHE_DIR/halves
+SRC=$TREE-halves
 OBJ=$BUILD_DIR/halves
 # The patch files of the mm half; every other patch belongs to the NFSD half.
 MM_HALF='^[0-9]{4}-(mm|selftests-dontcache)-'
