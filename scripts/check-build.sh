@@ -13,8 +13,7 @@ NOT_BUILT='tools|Documentation|MAINTAINERS'
 
 # Objects for the kernel .c files the series touches.
 touched_objects() {
-	git_t diff --name-only "$(base_ref)" "$WORK_BRANCH" -- '*.c' |
-		grep -vE '^(tools|Documentation|samples)/' | sed 's/\.c$/.o/' || true
+	changed_objects "$TREE" "$(base_ref)" "$WORK_BRANCH"
 }
 
 # warnings FILE: W=1 and sparse diagnostics for the touched objects, without

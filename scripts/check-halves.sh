@@ -23,12 +23,6 @@ half_files() {
 	done
 }
 
-# built_objects: objects of the kernel .c files that HEAD of $SRC changes.
-built_objects() {
-	git -C "$SRC" diff --name-only "$(base_ref)" HEAD -- '*.c' |
-		grep -vE '^(tools|Documentation|samples)/' | sed 's/\.c$/.o/' || true
-}
-
 # selftest_dirs: the kselftest targets that HEAD of $SRC changes.
 selftest_dirs() {
 	git -C "$SRC" diff --name-only "$(base_ref)" HEAD -- tools/testing/selftests/ |
@@ -49,7 +43,7 @@ chroot_selftest() {
 
 # check_half mm|nfsd
 check_half() {
-	local half=$1 files objs d bad=""
+	local half=$1 files objs dirs d bad=""
 	mapfile -t files < <(half_files "$half")
 	git -C "$SRC" checkout -q --detach "$(base_ref)"
 	if ! git -C "$SRC" am -q "${files[@]}" >"$OBJ/am-$half.log" 2>&1; then
@@ -57,10 +51,11 @@ check_half() {
 		record FAIL "$half half applies to $(base_ref) alone" "$(grep -m1 -E 'error|failed' "$OBJ/am-$half.log")"
 		return 0
 	fi
-	mapfile -t objs < <(built_objects)
+	mapfile -t objs < <(changed_objects "$SRC" "$(base_ref)" HEAD)
+	mapfile -t dirs < <(selftest_dirs)
 	step "$half half: build ${objs[*]}" kmake "$SRC" "$OBJ" headers "${objs[@]}" ||
 		bad+="kernel objects; "
-	for d in $(selftest_dirs); do
+	for d in "${dirs[@]}"; do
 		rm -rf "$OBJ/ksft/$d"
 		mkdir -p "$OBJ/ksft/$d"
 		step "$half half: build the $d kselftests" chroot_selftest "$d" || bad+="kselftests $d; "
@@ -68,7 +63,7 @@ check_half() {
 	if [ -n "$bad" ]; then
 		record FAIL "$half half alone (${#files[@]} patches)" "does not build: $bad"
 	else
-		record PASS "$half half alone (${#files[@]} patches): applies to $(base_ref), builds ${#objs[@]} objects and the $(selftest_dirs | paste -sd' ') kselftests"
+		record PASS "$half half alone (${#files[@]} patches): applies to $(base_ref), builds ${#objs[@]} objects and the ${dirs[*]} kselftests"
 	fi
 }
 

@@ -125,6 +125,13 @@ base_ref() {
 	fi
 }
 
+# changed_objects GITDIR FROM TO: objects of the kernel .c files that TO changes
+# against FROM in the tree at GITDIR.
+changed_objects() {
+	git -C "$1" diff --name-only "$2" "$3" -- '*.c' |
+		grep -vE '^(tools|Documentation|samples)/' | sed 's/\.c$/.o/' || true
+}
+
 # stamped NAME KEY CMD...: run CMD, a check that records its verdicts, unless a
 # run with the same KEY passed before: then replay that run's verdicts.  A run
 # with a FAIL is not remembered.
