@@ -4,6 +4,9 @@
 
 SHELL := /bin/bash
 S := scripts
+# Every step of this make run, prerequisites included, logs its time here (lib.sh step).
+export MAKE_START := $(shell date +%s)
+export STEP_LOG := $(CURDIR)/out/steps/$(MAKE_START).txt
 
 .PHONY: all plan-short plan-full help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench demo clean-out
 

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # make check-crash: does a WRITE reply's stable_how survive a crash of the server?
-# Each iteration boots the patched kernel on the same scratch disk, streams NFS
-# WRITEs to a file of its own (tools/testing/selftests/nfsd/nfsd_crash: 48
-# records of 200000 bytes, then overwrites of them with new data, pass after pass)
-# and is killed (QEMU SIGKILL, no shutdown) 2-8 s after its first WRITE reply. The
-# next boot verifies that every WRITE replied DATA_SYNC/FILE_SYNC, covered by a
-# COMMIT, or returned by the kernel client's O_DIRECT write(), is on disk (each
-# record: its last durable data, or in whole 512-byte blocks that of a later WRITE
-# that was never made durable), that the file is long enough for them, and that its
-# mtime is no older than the last FILE_SYNC reply said (for the kernel client, which
-# cannot see the reply: under a FILE_SYNC floor, the mtime a GETATTR saw after it).
+# Each iteration boots the patched kernel on the same scratch disk, streams NFS WRITEs
+# to a file of its own (tools/testing/selftests/nfsd/nfsd_crash: 48 records of 200000
+# bytes, then overwrites of them with new data, pass after pass) and is killed (QEMU
+# SIGKILL, no shutdown) 2-8 s after its first WRITE reply, not before it logged 16
+# WRITEs. The next boot verifies that every WRITE replied DATA_SYNC/FILE_SYNC, covered
+# by a COMMIT, or returned by the kernel client's O_DIRECT write(), is on disk (each
+# record: its last durable data, or in whole 512-byte blocks that of a later WRITE that
+# was never made durable), that the file is long enough for them, and that its mtime is
+# no older than the last FILE_SYNC reply said (for the kernel client, which cannot see
+# the reply: under a FILE_SYNC floor, the mtime a GETATTR saw after it).
 #
 # Plans (io_cache_write mode[+io_stable_floor], protocol, client stable_how, export),
 # in rotation; all but the negative control on a sync export:
@@ -65,20 +65,36 @@ describe() {
 	printf 'mode %s, NFS%s, %s, %s export' "${mode/+/ + }" "$proto" "$client" "$exp"
 }
 
+# Before the kill, the writer must have logged this many WRITEs (the verifier wants 8
+# durable ones; UNSTABLE WRITEs are committed every 8) and 2 s must have passed; then
+# 0-6 s more. Counting WRITEs, not only seconds, keeps a slow host's iterations valid.
+KILL_AFTER_WRITES=16
+
+# writes_logged RES: the WRITEs the running iteration's writer has logged.
+writes_logged() {
+	grep -c '^W ' "$1/cur.log" 2>/dev/null || true
+}
+
 # boot_and_kill RES ITER MODE PROTO STABLE EXPORT: boot, wait for the writer's first
-# WRITE, kill at a random moment.
+# WRITEs, kill at a random moment.
 boot_and_kill() {
-	local res=$1 pid waited=0
+	local res=$1 pid started
 	shift
 	rm -f "$res/started"
 	VM_FRESH_DISKS=0 VM_EXPECT_KILL=1 "$TOP/scripts/vm.sh" "$KERNEL" crash.sh "$res" "$@" &
 	pid=$!
-	while [ ! -f "$res/started" ] && kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 600 ]; do
+	# vm.sh's own budget (scaled from the boot's time) ends a boot that never starts
+	# and a writer that stalls.
+	while [ ! -f "$res/started" ] && kill -0 "$pid" 2>/dev/null; do
 		sleep 1
-		waited=$((waited + 1))
 	done
 	[ -f "$res/started" ] || { wait "$pid" || true; return 1; }
-	sleep $((2 + RANDOM % 7))
+	started=$(date +%s)
+	while kill -0 "$pid" 2>/dev/null &&
+		{ [ "$(writes_logged "$res")" -lt "$KILL_AFTER_WRITES" ] || [ $(($(date +%s) - started)) -lt 2 ]; }; do
+		sleep 0.5
+	done
+	sleep $((RANDOM % 7))
 	pkill -KILL -f "file=$(vm_disk_dir "$res")/scratch1.img" || true
 	wait "$pid" || true
 }
@@ -133,6 +149,8 @@ main() {
 	rm -rf "$res"
 	mkdir -p "$res"
 	# Start from a fresh disk; the guest formats it on the first boot.
+	images_free "$(vm_disk_dir "$res")" ||
+		{ record FAIL "crash test" "another process holds its scratch images (see above)"; return 0; }
 	rm -f "$(vm_disk_dir "$res")/scratch1.img"
 	for ((i = 0; i <= CRASH_ITERS; i++)); do
 		rm -f "$res/verify.txt" "$res/verify.rc" "$res/writer-stopped"
@@ -143,7 +161,7 @@ main() {
 			# shellcheck disable=SC2086  # plan is four words on purpose
 			step "crash iteration $((i + 1))/$CRASH_ITERS: $desc" \
 				boot_and_kill "$res" $((i + 1)) $plan ||
-				{ record FAIL "crash $((i + 1)) ($desc)" "the writer never started: see $res/console.log"; return 0; }
+				{ record FAIL "crash $((i + 1)) ($desc)" "the writer never started$(sed 's/^/: /' "$res/timeout.txt" 2>/dev/null): see $res/console.log"; return 0; }
 		else
 			step "final verification boot" \
 				env VM_FRESH_DISKS=0 "$TOP/scripts/vm.sh" "$KERNEL" crash.sh "$res" verify-only

@@ -32,8 +32,12 @@ main() {
 	fail=$(grep -c '^FAIL' "$CHECK_OUT/harness.txt" || true)
 	skip=$(grep -c '^SKIP' "$CHECK_OUT/harness.txt" || true)
 	{
-		echo "make check on $(date -u +%Y-%m-%dT%H:%MZ), $(( $(date +%s) - start ))s"
+		echo "make check on $(date -u +%Y-%m-%dT%H:%MZ), $(( $(date +%s) - start ))s" \
+			"($(( $(date +%s) - ${MAKE_START:-$start} ))s with the builds before it)"
 		cat "$CHECK_OUT/harness.txt"
+		echo
+		echo "Step times (the steps nested in a step indented below it):"
+		step_times
 	} > "$CHECK_OUT/summary.txt"
 	echo
 	cat "$CHECK_OUT/summary.txt"

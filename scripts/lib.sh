@@ -24,15 +24,29 @@ log() { printf '==> %s\n' "$*" >&2; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# step NAME CMD...: run CMD, report what is being done and how long it took.
+# step NAME CMD...: run CMD, report what is being done and how long it took; with
+# STEP_LOG set (the Makefile sets it for each make run), also there, with its start
+# and how deep it is nested in other steps.
+export STEP_DEPTH=${STEP_DEPTH:-0}
 step() {
-	local name=$1 start rc=0
+	local name=$1 start rc=0 line order=${EPOCHREALTIME/./}
 	shift
 	start=$(date +%s)
 	log "$name ..."
-	"$@" || rc=$?
-	log "$name: $(( $(date +%s) - start ))s$([ "$rc" -eq 0 ] || echo " (failed, exit $rc)")"
+	STEP_DEPTH=$((STEP_DEPTH + 1)) "$@" || rc=$?
+	line="$name: $(( $(date +%s) - start ))s$([ "$rc" -eq 0 ] || echo " (failed, exit $rc)")"
+	log "$line"
+	[ -z "${STEP_LOG:-}" ] ||
+		{ mkdir -p "$(dirname "$STEP_LOG")" && printf '%s %s %s\n' "$order" "$STEP_DEPTH" "$line" >> "$STEP_LOG"; }
 	return "$rc"
+}
+
+# step_times: the steps of STEP_LOG in the order they started, nested ones indented.
+step_times() {
+	[ -f "${STEP_LOG:-}" ] || return 0
+	sort -n -k1,1 "$STEP_LOG" | while read -r _ depth line; do
+		printf '%*s%s\n' $((2 * depth)) '' "$line"
+	done
 }
 
 # defer CMD...: run CMD at exit, last registered first (like selftests/net/lib.sh).
@@ -107,6 +121,17 @@ is_v73_tree() {
 # VM_DISK_ROOT puts them elsewhere, e.g. on the host's tmpfs (/dev/shm/...).
 vm_disk_dir() {
 	printf '%s/%s\n' "${VM_DISK_ROOT:-$CACHE_DIR/disks}" "$(printf '%s' "$1" | sha256sum | cut -c1-12)"
+}
+
+# images_free DIR: fail, saying why, if a process (a QEMU left over from an earlier
+# run) has one of the scratch images in DIR open: it would hold the image's lock.
+images_free() {
+	local pids
+	pids=$(pgrep -f -- "file=$1/scratch" | tr '\n' ' ' || true)
+	[ -z "$pids" ] || {
+		printf 'error: %s\n' "process ${pids% } still holds the scratch images in $1 (a VM left from an earlier run?): kill it, then run again" >&2
+		return 1
+	}
 }
 
 # record STATUS NAME [DETAIL]: one harness check's verdict (PASS/FAIL/SKIP) for the summary.

@@ -10,7 +10,11 @@
 #     SCRIPT        a script in scripts/guest/
 #     RESULTS_DIR   host directory that the guest sees as /results
 # Environment: VM_ACCEL=tcg|kvm|auto (default tcg), VM_MEM (2G), VM_CPUS (2),
-#              VM_TIMEOUT seconds (1800), VM_DISK_MB (3072), VM_FRESH_DISKS=1 (0 keeps them),
+#              VM_BOOTS: the guest script may run for this many times what the boot
+#              took (default 40), so that a slower host gets a longer budget;
+#              VM_BOOT_LIMIT: seconds the boot itself may take (900);
+#              VM_TIMEOUT: seconds in all instead (bench.sh sets it from its estimate),
+#              VM_DISK_MB (3072), VM_FRESH_DISKS=1 (0 keeps them),
 #              VM_DISK_DIR: where the scratch disk images are (default: one per RESULTS_DIR
 #              under VM_DISK_ROOT, $CACHE_DIR/disks; /dev/shm/NAME puts them in host RAM),
 #              VM_PREALLOC=1: allocate new disk images on the host at once (fallocate),
@@ -20,13 +24,18 @@
 #              VM_ICOUNT=N: TCG counts guest time in instructions, 2^N ns each (QEMU
 #              -icount shift=N, single-threaded TCG); idle time still passes in real
 #              time (sleep=on), so disk latency stays real. Empty (default): off.
+#              VM_SLOWDOWN=N: QEMU gets 1/N of the host's CPU time (a cgroup's CPU
+#              quota), to show that a check holds on a host N times slower.
+# A VM that runs over its budget is killed with its whole process group; the reason
+# (and the part of the guest script it was in) is in RESULTS_DIR/timeout.txt.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 VM_MEM=${VM_MEM:-2G}
 VM_CPUS=${VM_CPUS:-2}
-VM_TIMEOUT=${VM_TIMEOUT:-1800}
+VM_BOOTS=${VM_BOOTS:-40}
+VM_BOOT_LIMIT=${VM_BOOT_LIMIT:-900}
 VM_DISK_MB=${VM_DISK_MB:-3072}
 
 # KVM only where a short boot actually succeeds: /dev/kvm opening is not enough here.
@@ -78,28 +87,111 @@ disk_args() {
 	echo "$opts"
 }
 
-# boot IMAGE RESULTS QEMU_OPTS SCRIPT [ARGS...]: one VM run; its exit code is the
-# guest script's, or 255 when QEMU ended without one (QEMU error, panic).
-boot() {
-	local image=$1 results=$2 qemu_opts=$3 script=$4
+# vm_cgroup: a cgroup with 1/VM_SLOWDOWN of the host's CPU time (v1 or v2 cpu
+# controller), printed as the directory whose cgroup.procs takes a process.
+vm_cgroup() {
+	local cg period=100000 quota
+	quota=$(($(nproc) * period / VM_SLOWDOWN))
+	if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+		cg=/sys/fs/cgroup/dontcache-vm
+		mkdir -p "$cg"
+		echo "$quota $period" > "$cg/cpu.max"
+	elif [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+		cg=/sys/fs/cgroup/cpu/dontcache-vm
+		mkdir -p "$cg"
+		echo "$period" > "$cg/cpu.cfs_period_us"
+		echo "$quota" > "$cg/cpu.cfs_quota_us"
+	else
+		die "VM_SLOWDOWN needs a cgroup cpu controller (cgroup v1 or v2) under /sys/fs/cgroup"
+	fi
+	echo "$cg"
+}
+
+# start_vm IMAGE RESULTS QEMU_OPTS SCRIPT [ARGS...]: start the VM in a process group
+# of its own (setsid), so that a timeout can kill QEMU and not only vng; VM_PID is
+# its pid, which is the group's id. The guest writes RESULTS/booted when its script starts.
+start_vm() {
+	local image=$1 results=$2 qemu_opts=$3 script=$4 cg=""
 	shift 4
+	[ -z "${VM_SLOWDOWN:-}" ] || cg=$(vm_cgroup)
+	rm -f "$results/booted" "$results/qemu.pid" "$results/timeout.txt"
 	# noirqdebug: without CONFIG_PCI_MSI the NVMe disks share a legacy INTx line with
 	# virtio devices; under TCG the kernel then sees it as unhandled ("irq 23: nobody
 	# cared"), disables it, and every NVMe completion waits for the 100 ms spurious-IRQ
 	# poll. That slowed whichever runs came after it by up to 200x.
-	timeout --foreground -k 30 "$VM_TIMEOUT" \
+	# shellcheck disable=SC2016  # $$ and $1 are the inner shell's
+	setsid sh -c '[ -z "$1" ] || echo $$ > "$1/cgroup.procs"; shift; exec "$@"' sh "$cg" \
 		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root --append "noirqdebug${VM_APPEND:+ $VM_APPEND}" \
 		-m "$VM_MEM" -p "$VM_CPUS" --verbose \
 		--overlay-rwdir /srv --rodir /srv/src="${VM_SRC:-$TREE}" \
 		--rodir /srv/kbuild="$BUILD_DIR/$kernel" --rodir /srv/harness="$TOP/scripts" \
 		--rwdir /srv/results="$results" --rwdir /srv/ksft="$CACHE_DIR/ksft/$kernel" \
-		--qemu-opts="$qemu_opts" \
-		--exec "/srv/harness/guest/$script $*" > "$results/console.log" 2>&1 < /dev/null
+		--qemu-opts="$qemu_opts -pidfile $results/qemu.pid" \
+		--exec "cat /proc/uptime > /srv/results/booted; /srv/harness/guest/$script $*" \
+		> "$results/console.log" 2>&1 < /dev/null &
+	VM_PID=$!
 }
 
-# kernel_started RESULTS: whether the guest kernel printed its banner.
-kernel_started() {
-	grep -q 'Linux version' "$1/console.log" 2>/dev/null
+# stop_vm PID RESULTS: kill the VM's process group and QEMU (by its pidfile, should it
+# have left the group), and wait until QEMU is gone, so that its image locks are too.
+stop_vm() {
+	local pid=$1 qpid i
+	qpid=$(cat "$2/qemu.pid" 2>/dev/null || true)
+	kill -TERM -- "-$pid" 2>/dev/null || true
+	for ((i = 0; i < 10; i++)); do
+		kill -0 -- "-$pid" 2>/dev/null || break
+		sleep 1
+	done
+	kill -KILL -- "-$pid" 2>/dev/null || true
+	[ -z "$qpid" ] || kill -KILL "$qpid" 2>/dev/null || true
+	for ((i = 0; i < 60; i++)); do
+		{ [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; } || kill -0 -- "-$pid" 2>/dev/null || return 0
+		sleep 1
+	done
+	warn "QEMU (pid ${qpid:-?}, group $pid) is still there a minute after SIGKILL"
+}
+
+# running_part RESULTS: the part of the guest script (scripts/guest/lib.sh part())
+# that started last and has not ended.
+running_part() {
+	awk '$1 == "start" { p = $2 } $1 == "end" && $2 == p { p = "" } END { print p }' \
+		"$1/parts.txt" 2>/dev/null || true
+}
+
+# boot IMAGE RESULTS QEMU_OPTS SCRIPT [ARGS...]: one VM run; its exit code is the
+# guest script's, 255 when QEMU ended without one (QEMU error, panic), 124 when it
+# ran over its budget: VM_BOOT_LIMIT for the boot, then VM_BOOTS times the boot's
+# time (or VM_TIMEOUT in all).
+boot() {
+	local results=$2 pid start now deadline booted="" part why rc=0
+	start=$(date +%s)
+	start_vm "$@"
+	pid=$VM_PID
+	defer "stop_vm $pid '$results'"
+	deadline=$((start + ${VM_TIMEOUT:-$VM_BOOT_LIMIT}))
+	while kill -0 "$pid" 2>/dev/null; do
+		now=$(date +%s)
+		if [ -z "$booted" ] && [ -s "$results/booted" ]; then
+			booted=$((now - start))
+			[ -n "${VM_TIMEOUT:-}" ] || deadline=$((now + VM_BOOTS * booted))
+		fi
+		if [ "$now" -ge "$deadline" ]; then
+			part=$(running_part "$results")
+			if [ -n "${VM_TIMEOUT:-}" ]; then
+				why="ran over VM_TIMEOUT=${VM_TIMEOUT}s"
+			elif [ -z "$booted" ]; then
+				why="did not boot within VM_BOOT_LIMIT=${VM_BOOT_LIMIT}s"
+			else
+				why="ran over its budget of $((deadline - start - booted))s ($VM_BOOTS times its ${booted}s boot)"
+			fi
+			echo "the VM $why${part:+, in part $part}" > "$results/timeout.txt"
+			stop_vm "$pid" "$results"
+			return 124
+		fi
+		sleep 2
+	done
+	wait "$pid" || rc=$?
+	return "$rc"
 }
 
 main() {
@@ -127,12 +219,14 @@ main() {
 		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "${VM_ICOUNT:-}" \
 		"$([ "${VM_PREALLOC:-0}" = 0 ] && echo sparse || echo preallocated)" "$VM_DISK_MB" "$disk_fs" "$kernel" > "$results/vm.json"
 
+	images_free "${VM_DISK_DIR:-$(vm_disk_dir "$results")}" || exit 1
 	boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
-	[ -z "${VM_EXPECT_KILL:-}" ] || return 0
-	# QEMU that never started the kernel (it could not start, or was killed) says why
-	# at the end of the console log; the guest ran nothing, so one more try is safe.
-	if [ "$rc" -ne 0 ] && ! kernel_started "$results"; then
+	[ -z "${VM_EXPECT_KILL:-}" ] || [ "$rc" -eq 124 ] || return 0
+	# QEMU that exited before the kernel started (it could not start) says why at
+	# the end of the console log; the guest ran nothing, so one more try is safe.
+	# Never after a timeout: that VM may have run anything.
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! kernel_started "$results"; then
 		warn "QEMU exited ($rc) before the kernel booted; its last words:"
 		tail -n 5 "$results/console.log" >&2 || true
 		cp -f "$results/console.log" "$results/console-first-try.log" 2>/dev/null || true
@@ -142,7 +236,7 @@ main() {
 	fi
 	case $rc in
 	0) ;;
-	124|137) die "the VM did not finish within ${VM_TIMEOUT}s (see $results/console.log): raise VM_TIMEOUT or look for a hang" ;;
+	124) die "$(cat "$results/timeout.txt") (see $results/console.log): look for a hang, or raise VM_BOOTS" ;;
 	*)
 		warn "the VM exited with status $rc (see $results/console.log); its last lines:"
 		tail -n 15 "$results/console.log" >&2 || true

@@ -21,7 +21,7 @@ run() {
 	local name=$1 target=$2 dir=${OUT:-$RESULTS} rc=0
 	shift 2
 	echo "== $name: $target $*"
-	"$BENCH" -t "$target" -o "$dir/$name" "$@" > "$dir/$name.log" 2>&1 || rc=$?
+	part "$name" "$BENCH" -t "$target" -o "$dir/$name" "$@" > "$dir/$name.log" 2>&1 || rc=$?
 	echo "$rc" > "$dir/$name.rc"
 }
 
@@ -29,7 +29,7 @@ run() {
 dry_run() {
 	local name=$1 target=$2 rc=0
 	shift 2
-	"$BENCH" -t "$target" "$@" --dry-run > "$RESULTS/dry-$name.log" 2>&1 || rc=$?
+	part "dry-$name" "$BENCH" -t "$target" "$@" --dry-run > "$RESULTS/dry-$name.log" 2>&1 || rc=$?
 	echo "$rc" > "$RESULTS/dry-$name.rc"
 }
 

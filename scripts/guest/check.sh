@@ -3,5 +3,7 @@
 # its 10-second smoke run of each target, so that the suite cannot rot.
 set -euo pipefail
 here=$(dirname "$0")
-"$here/kselftest.sh"
+# shellcheck source=scripts/guest/lib.sh
+. "$here/lib.sh"
+part kselftests "$here/kselftest.sh"
 "$here/bench.sh" smoke

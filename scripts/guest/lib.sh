@@ -55,6 +55,19 @@ pin_tools() {
 	export PATH=$dir/bin:$PATH LD_LIBRARY_PATH=$dir/lib
 }
 
+# part NAME CMD...: one part of the boot's work, logged in $RESULTS/parts.txt
+# ("start NAME", then "end NAME STATUS SECONDS"), so that the host can tell which
+# part a timeout cut short and how long each took.
+part() {
+	local name=$1 start rc=0
+	shift
+	start=$EPOCHSECONDS
+	echo "start $name" >> "$RESULTS/parts.txt"
+	"$@" || rc=$?
+	echo "end $name $rc $((EPOCHSECONDS - start))" >> "$RESULTS/parts.txt"
+	return "$rc"
+}
+
 save_dmesg() {
 	dmesg > "$RESULTS/dmesg.txt" || true
 }
