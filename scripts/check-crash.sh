@@ -95,7 +95,9 @@ boot_and_kill() {
 		sleep 0.5
 	done
 	sleep $((RANDOM % 7))
-	pkill -KILL -f "file=$(vm_disk_dir "$res")/scratch1.img" || true
+	# The power-off: QEMU alone (vm.sh has it write its pid), so that vng and
+	# virtme-run see their QEMU die and end as after any other exit.
+	kill -KILL "$(cat "$res/qemu.pid")" || true
 	wait "$pid" || true
 }
 
