@@ -78,8 +78,9 @@ writes_logged() {
 # boot_and_kill RES ITER MODE PROTO STABLE EXPORT: boot, wait for the writer's first
 # WRITEs, kill at a random moment.
 boot_and_kill() {
-	local res=$1 pid started
+	local res=$1 pid t0 started killed
 	shift
+	t0=$(date +%s)
 	rm -f "$res/started"
 	VM_FRESH_DISKS=0 VM_EXPECT_KILL=1 "$TOP/scripts/vm.sh" "$KERNEL" crash.sh "$res" "$@" &
 	pid=$!
@@ -98,7 +99,10 @@ boot_and_kill() {
 	# The power-off: QEMU alone (vm.sh has it write its pid), so that vng and
 	# virtme-run see their QEMU die and end as after any other exit.
 	kill -KILL "$(cat "$res/qemu.pid")" || true
+	killed=$(date +%s)
 	wait "$pid" || true
+	log "first WRITE after $((started - t0))s, power-off after $((killed - t0))s" \
+		"($(writes_logged "$res") WRITEs logged), VM gone after $(($(date +%s) - t0))s"
 }
 
 # summary_field VERIFY_TXT NAME: the number after NAME in nfsd_crash verify's last line.

@@ -174,6 +174,7 @@ boot() {
 		if [ -z "$booted" ] && [ -s "$results/booted" ]; then
 			booted=$((now - start))
 			[ -n "${VM_TIMEOUT:-}" ] || deadline=$((now + VM_BOOTS * booted))
+			log "the VM booted in ${booted}s; it may run until $((deadline - start))s"
 		fi
 		if [ "$now" -ge "$deadline" ]; then
 			part=$(running_part "$results")
