@@ -224,11 +224,12 @@ main() {
 	boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
 	[ -z "${VM_EXPECT_KILL:-}" ] || [ "$rc" -eq 124 ] || return 0
-	# QEMU that exited before the kernel started (it could not start) says why at
-	# the end of the console log; the guest ran nothing, so one more try is safe.
-	# Never after a timeout: that VM may have run anything.
-	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! kernel_started "$results"; then
-		warn "QEMU exited ($rc) before the kernel booted; its last words:"
+	# QEMU that exited before the guest script started (QEMU could not start, the
+	# kernel did not boot) says why at the end of the console log; the guest ran
+	# nothing, so one more try is safe. Never after a timeout: that VM may have run
+	# anything.
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ ! -s "$results/booted" ]; then
+		warn "QEMU exited ($rc) before the guest script started; its last words:"
 		tail -n 5 "$results/console.log" >&2 || true
 		cp -f "$results/console.log" "$results/console-first-try.log" 2>/dev/null || true
 		warn "booting once more"
