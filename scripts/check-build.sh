@@ -10,6 +10,10 @@ set -euo pipefail
 OBJ=$BUILD_DIR/patched
 # Top-level paths of the tree that the kernel build does not read.
 NOT_BUILT='tools|Documentation|MAINTAINERS'
+# The patch the mm half must stand on alone (Jan Kara's fix): the walk keeps the
+# kernel it builds there for check-vm.sh to boot, as build/scoped.
+SCOPED_SUBJECT='^writeback: write back only dontcache inodes'
+SCOPED=$BUILD_DIR/scoped
 
 # Objects for the kernel .c files the series touches.
 touched_objects() {
@@ -37,6 +41,16 @@ build_inputs() {
 	git_t ls-tree "$1" | grep -vE $'\t'"($NOT_BUILT)\$"
 }
 
+# keep_scoped: the kernel just built, as the scoped kernel (with its uapi headers,
+# which the guest builds the kselftests against).
+keep_scoped() {
+	rm -rf "$SCOPED"
+	mkdir -p "$SCOPED/arch/x86/boot"
+	cp "$OBJ/arch/x86/boot/bzImage" "$SCOPED/arch/x86/boot/"
+	kmake "$TREE" "$OBJ" headers
+	cp -a "$OBJ/usr" "$SCOPED/"
+}
+
 bisect_walk() {
 	local c n=0 total failed="" base_w head_w new
 	base_w=$(mktemp) head_w=$(mktemp)
@@ -56,8 +70,11 @@ bisect_walk() {
 			log "[$n/$total] $(git_t log -1 --format=%s "$c"): no kernel files, build skipped"
 			continue
 		fi
-		step "[$n/$total] build $(git_t log -1 --format=%s "$c")" kmake "$TREE" "$OBJ" bzImage ||
+		if step "[$n/$total] build $(git_t log -1 --format=%s "$c")" kmake "$TREE" "$OBJ" bzImage; then
+			! git_t log -1 --format=%s "$c" | grep -qE "$SCOPED_SUBJECT" || keep_scoped
+		else
 			failed+="$(git_t log -1 --format=%s "$c"); "
+		fi
 	done
 	git_t checkout -q "$WORK_BRANCH"
 	step "W=1 + sparse with the series" warnings "$head_w"
@@ -85,6 +102,8 @@ main() {
 			build_inputs "$c"
 		done
 		cat "$TOP/config/kernel.fragment" "$TOP/config/debug.fragment" | sha256sum; } | sha256sum | cut -c1-16)
+	# A cached result is only good with the kernel it left behind.
+	[ -f "$SCOPED/arch/x86/boot/bzImage" ] || rm -f "$CACHE_DIR/stamps/build-$key"
 	stamped build "$key" bisect_walk
 }
 main "$@"

@@ -12,7 +12,7 @@ set -euo pipefail
 SRC=$TREE-halves
 OBJ=$BUILD_DIR/halves
 # The patch files of the mm half; every other patch belongs to the NFSD half.
-MM_HALF='^[0-9]{4}-(mm|selftests-dontcache)-'
+MM_HALF='^[0-9]{4}-(mm|writeback|selftests-dontcache)-'
 
 # half_files mm|nfsd: the half's patch files, in series order.
 half_files() {

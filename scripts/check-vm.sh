@@ -84,6 +84,38 @@ kselftests() {
 	fi
 }
 
+# The mm tests that the scoped-pass patch must pass on its own (Jan Kara's case and
+# the stale mark), run on the series cut after that patch.
+SCOPED_TESTS="dontcache_writer_leaves_unrelated_dirty_file_alone fsynced_dontcache_file_keeps_plain_dirty_data_during_other_stream"
+
+# scoped: boot build/scoped (check-build.sh keeps it) and judge SCOPED_TESTS there.
+scoped() {
+	local res=$CHECK_OUT/vm-scoped rc=0 t
+	local -a args=()
+	rm -rf "$res"
+	mkdir -p "$res"
+	if [ ! -f "$BUILD_DIR/scoped/arch/x86/boot/bzImage" ]; then
+		record FAIL "series cut after the scoped pass" "no kernel at $BUILD_DIR/scoped: check-build.sh keeps it"
+		return 0
+	fi
+	for t in $SCOPED_TESTS; do
+		args+=(-t "$t")
+	done
+	step "boot the series cut after the scoped pass: $SCOPED_TESTS" \
+		env VM_BOOTS="${VM_BOOTS:-40}" "$TOP/scripts/vm.sh" scoped kselftest.sh "$res" \
+		dontcache.sh "${args[@]}" || rc=$?
+	if [ ! -s "$res/kselftest.tap" ]; then
+		record FAIL "series cut after the scoped pass" "no TAP output (exit $rc): see $res/console.log"
+		return 0
+	fi
+	# dontcache.sh run directly prints the harness's TAP without the runner's "# ".
+	sed 's/^/# /' "$res/kselftest.tap" > "$res/nested.tap"
+	kselftest_results "$res/nested.tap" | while read -r status name; do
+		record "$status" "on the series cut after the scoped pass: kselftest $name"
+	done
+	[ ! -f "$res/timeout.txt" ] || record FAIL "scoped VM run" "$(cat "$res/timeout.txt")"
+}
+
 main() {
 	local res=$CHECK_OUT/vm rc=0 splats
 	rm -rf "$res"
@@ -116,5 +148,6 @@ main() {
 	else
 		record PASS "guest dmesg clean (no oops, BUG, WARNING, lockdep or KASAN report)"
 	fi
+	scoped
 }
 main "$@"

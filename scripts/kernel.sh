@@ -66,9 +66,10 @@ build() {
 	df -Pk "$CACHE_DIR" | awk 'NR==2 && $4 < 4*1024*1024 {exit 1}' ||
 		die "less than 4 GiB free under $CACHE_DIR: free some space or set CACHE_DIR to a bigger disk"
 	configure "$@"
-	kmake "$src" "$obj" bzImage
+	# step runs this in an || list, where set -e does not stop a function.
+	kmake "$src" "$obj" bzImage || die "the kernel in $obj did not build (see above)"
 	# The kselftests build against these uapi headers in the guest.
-	kmake "$src" "$obj" headers
+	kmake "$src" "$obj" headers || die "the uapi headers in $obj did not install (see above)"
 	log "built $(cat "$obj/include/config/kernel.release") in $obj/arch/x86/boot/bzImage"
 }
 
