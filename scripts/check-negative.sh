@@ -10,14 +10,14 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# Patch 1's tests that look at the page cache (cachestat) only.
+# The mm tests that look at the page cache (cachestat) only.
 EFFECT_TESTS=(
 	dontcache_writer_leaves_unrelated_dirty_file_alone
+	fsynced_dontcache_file_keeps_plain_dirty_data_during_other_stream
 )
-# Patch 1's tests that read the tracepoint.
+# The mm tests that read the tracepoint.
 TRACE_TESTS=(
 	writer_submits_up_to_its_last_completed_batch
-	lone_writer_under_pressure_submits_and_never_meets_guard
 	completed_batch_is_left_to_an_idle_flusher
 	completed_batch_is_submitted_while_the_flusher_is_busy
 	partial_batch_is_left_to_the_kicked_flusher
@@ -25,7 +25,7 @@ TRACE_TESTS=(
 	parallel_writers_skip_instead_of_piling_up
 	dirty_pressure_lets_busy_writers_flush
 	memcg_writer_near_its_dirty_limit_flushes
-	enospc_is_reported_and_guard_released
+	enospc_is_reported_and_a_later_writer_still_submits
 )
 
 # NFSD's tests that need no mode of the series and judge what stock lacks.
