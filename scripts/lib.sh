@@ -60,6 +60,11 @@ run_deferred() {
 	DEFERRED=()
 }
 trap run_deferred EXIT
+# A signal ends the script through exit, so that what it deferred (a VM in a session
+# of its own, above all) is undone too; bash runs no EXIT trap on a fatal signal.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # The URI of the machine's own Debian archive source, reused for trixie.
 debian_uri() {
