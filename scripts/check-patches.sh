@@ -12,7 +12,10 @@ checkpatch() {
 	local p out bad=0 total checks=0 n
 	while read -r p; do
 		# Debian's python3 (python3-ply, python3-git) for spdxcheck.py, whatever PATH says.
-		out=$(cd "$TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --ignore MISSING_SIGN_OFF \
+		# The tree is v7.3.4 from a tarball, without upstream history: the commit a
+		# Fixes: tag names cannot be looked up in it (UNKNOWN_COMMIT_ID).
+		out=$(cd "$TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict \
+			--ignore MISSING_SIGN_OFF,UNKNOWN_COMMIT_ID \
 			--show-types --color=never "$p" 2>&1) || true
 		total=$(grep -E '^total: ' <<<"$out" || echo "total: (no result)")
 		n=$(sed -nE 's/^total: .* ([0-9]+) checks.*/\1/p' <<<"$total")

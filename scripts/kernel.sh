@@ -79,11 +79,13 @@ main() {
 	patched) step "build patched kernel (lockdep)" build "$TREE" "$BUILD_DIR/patched" -dontcache "$base" "$debug" ;;
 	bench-patched) step "build patched bench kernel" build "$TREE" "$BUILD_DIR/bench-patched" -dontcache "$base" ;;
 	bench-stock) step "build stock bench kernel" build "$(stock_tree)" "$BUILD_DIR/bench-stock" -stock "$base" ;;
+	# v7.3.4 with make check's config, for the tests that need what only it has (NFSv2).
+	stock) step "build stock kernel (lockdep)" build "$(stock_tree)" "$BUILD_DIR/stock" -stock "$base" "$debug" ;;
 	variant)
 		[[ ${2:-} =~ ^[a-z0-9]+$ ]] || die "usage: kernel.sh variant NAME (config/variants/NAME.diff; NAME in a-z, 0-9)"
 		variant_apply "$2"
 		step "build bench kernel variant $2" build "$TREE" "$BUILD_DIR/bench-$2" -dontcache "$base" ;;
-	*) die "usage: kernel.sh patched|bench-patched|bench-stock|variant NAME" ;;
+	*) die "usage: kernel.sh patched|stock|bench-patched|bench-stock|variant NAME" ;;
 	esac
 }
 main "$@"

@@ -6,7 +6,7 @@
 # run one guest script.
 #
 #   vm.sh KERNEL SCRIPT RESULTS_DIR [ARGS...]
-#     KERNEL        patched (make check's, lockdep) | bench-patched | bench-stock
+#     KERNEL        patched (make check's, lockdep) | stock (v7.3.4, same config) | bench-patched | bench-stock
 #     SCRIPT        a script in scripts/guest/
 #     RESULTS_DIR   host directory that the guest sees as /results
 # Environment: VM_ACCEL=tcg|kvm|auto (default tcg), VM_MEM (2G), VM_CPUS (2),

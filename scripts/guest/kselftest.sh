@@ -27,10 +27,17 @@ main() {
 	uname -r > "$RESULTS/uname.txt"
 	export DONTCACHE_XFS_DEV=$SCRATCH1 DONTCACHE_EXT4_DEV=$SCRATCH2
 	export NFSD_XFS_DEV=$SCRATCH1 NFSD_EXT4_DEV=$SCRATCH2
-	# As 'make kselftest-install' does; the build directory is kept between boots.
+	# As 'make kselftest-install' does; the build directory is kept between boots,
+	# the installed tests are not: a target that fails to build must not leave
+	# the last build's binaries to run. The selftests' make goes on past a target
+	# that fails, so its errors are looked for in the log.
+	rm -rf "$KSFT/install"
 	make -s -C "$SRC/tools/testing/selftests" O="$KSFT/build" TARGETS="$TARGETS" \
 		KHDR_INCLUDES="-isystem $KBUILD/usr/include" INSTALL_PATH="$KSFT/install" \
 		install > "$RESULTS/kselftest-build.log" 2>&1 || rc=$?
+	if [ "$rc" -eq 0 ] && grep -q '^make.*\*\*\* ' "$RESULTS/kselftest-build.log"; then
+		rc=2
+	fi
 	if [ "$rc" -ne 0 ]; then
 		echo "$rc" > "$RESULTS/kselftest.rc"
 		return 0
