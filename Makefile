@@ -49,7 +49,7 @@ check-crash: kernel rootfs ## only the crash-durability test (CRASH_ITERS=20 pow
 	@CHECK_OUT=$(CURDIR)/out/check-crash $(S)/check-crash.sh
 
 check-negative: tree rootfs ## the mm kselftests on stock v7.3.4: every policy test must fail there (not part of check)
-	@$(S)/kernel.sh bench-stock
+	@$(S)/kernel.sh stock
 	@$(S)/check-negative.sh
 
 bench: plan-full kernel-bench rootfs ## the full matrix, stock and patched interleaved, 5 repetitions (prints its time estimate first)

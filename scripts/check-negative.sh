@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make check-negative: the kselftests of the dontcache target on stock v7.3.4 (the
-# bench-stock kernel), to show that they can fail. The mm tests that judge the writeback
+# stock kernel: v7.3.4 with make check's config), to show that they can fail. The mm tests that judge the writeback
 # policy by its effect on the page cache must FAIL there; the tests that read its
 # decisions from the tracepoint must SKIP (stock has no such tracepoint); the tests of
 # plain RWF_DONTCACHE behaviour, which stock has as well, may pass. Of the NFSD tests,
@@ -72,7 +72,7 @@ judge() {
 # boot_stock RES PROGRAM: the target's PROGRAM on stock; its TAP file.
 boot_stock() {
 	step "boot stock v7.3.4: the dontcache kselftests of $2" \
-		"$TOP/scripts/vm.sh" bench-stock kselftest.sh "$1" "$2" >&2 || true
+		"$TOP/scripts/vm.sh" stock kselftest.sh "$1" "$2" >&2 || true
 	[ -s "$1/kselftest.tap" ] || die "no kselftest output from the stock kernel: see $1/console.log"
 	echo "$1/kselftest.tap"
 }
@@ -82,8 +82,8 @@ main() {
 	rm -rf "$res"
 	mkdir -p "$res"
 	export CHECK_OUT=$res
-	[ -f "$BUILD_DIR/bench-stock/arch/x86/boot/bzImage" ] ||
-		die "no stock kernel in $BUILD_DIR/bench-stock: run 'make kernel-bench'"
+	[ -f "$BUILD_DIR/stock/arch/x86/boot/bzImage" ] ||
+		die "no stock kernel in $BUILD_DIR/stock: run 'make check-negative'"
 	tap=$(boot_stock "$res/vm" dontcache.sh)
 	nfsd_tap=$(boot_stock "$res/vm-nfsd" nfsd.sh)
 	judge "$tap" "${EFFECT_TESTS[@]}" "${TRACE_TESTS[@]}"
