@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# make check-negative: the kselftests of the dontcache target on stock v7.3.4 (the
-# stock kernel: v7.3.4 with make check's config), to show that they can fail. The mm tests that judge the writeback
+# make check-negative: the kselftests on stock v7.3.4 (the stock kernel, built with
+# make check's config), to show that they can fail. The mm tests that judge the writeback
 # policy by its effect on the page cache must FAIL there; the tests that read its
 # decisions from the tracepoint must SKIP (stock has no such tracepoint); the tests of
 # plain RWF_DONTCACHE behaviour, which stock has as well, may pass. Of the NFSD tests,
-# the one of the v3 decoder must FAIL; those of the modes SKIP (stock has no mode 4).
+# the one of the v3 decoder and the NFSv2 one (mode 2) must FAIL; those of the modes
+# SKIP (stock has no mode 4).
 # Not part of make check. Writes out/check-negative/ and ends with "N passed, N failed".
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
