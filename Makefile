@@ -48,7 +48,7 @@ numbers: ## every quoted "median [min-max]" figure is in the rebuilt report of t
 check-crash: kernel rootfs ## only the crash-durability test (CRASH_ITERS=20 power-offs)
 	@CHECK_OUT=$(CURDIR)/out/check-crash $(S)/check-crash.sh
 
-check-negative: tree rootfs ## the mm kselftests on stock v7.3.4: every policy test must fail there (not part of check)
+check-negative: tree rootfs ## the kselftests on stock v7.3.4 (make check's config): every policy test must fail there (not part of check)
 	@$(S)/kernel.sh stock
 	@$(S)/check-negative.sh
 
