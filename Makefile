@@ -33,8 +33,9 @@ kernel-bench: tree ## build the two bench kernels: stock v7.3.4 and patched, sam
 	@$(S)/kernel.sh bench-stock
 	@$(S)/kernel.sh bench-patched
 
-rootfs: deps ## debootstrap the Debian trixie guest root (cached)
+rootfs: deps ## debootstrap the Debian trixie guest root, build nfs-utils/ (exportfs, rpc.mountd) into it (cached)
 	@$(S)/rootfs.sh
+	@$(S)/nfs-utils.sh
 
 export: ## regenerate patches/ from the series branch of the kernel tree
 	@$(S)/export.sh
