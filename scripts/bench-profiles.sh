@@ -14,7 +14,7 @@
 #   PROFILE_RUNS     one nfsd-io-bench call per entry: TARGET|WORKLOADS|MODES|RUNTIME|SIZE
 #                    (SIZE empty: the suite's default, 2 x guest RAM). NFS modes 3 and 4
 #                    are dropped on a kernel whose io_cache_write refuses them (stock),
-#                    modes N+FLOOR on a kernel without io_stable_floor.
+#                    and so are modes N+FLOOR (export floors need the series too).
 
 profile() {
 	PROFILE_MEM=1G
@@ -55,7 +55,7 @@ profile() {
 		;;
 	nfsd)
 		# The NFSD WRITE floors: split WRITEs under a floor (flushes per WRITE),
-		# misaligned raw WRITEs, and buffered I/O with io_stable_floor against
+		# misaligned raw WRITEs, and buffered I/O on a file_sync export against
 		# a sync export's UNSTABLE WRITEs + COMMITs (kernel client).
 		PROFILE_REPS=3
 		PROFILE_RUNS=(
@@ -137,7 +137,7 @@ ab_policy() {
 }
 
 # modes_for KERNEL MODES: the modes a kernel runs (stock NFSD has neither
-# io_cache_write 3 and 4 nor io_stable_floor).
+# io_cache_write 3 and 4 nor the floor export options).
 modes_for() {
 	local m out=()
 	IFS=, read -r -a m <<<"$2"

@@ -11,7 +11,7 @@
 # no older than the last FILE_SYNC reply said (for the kernel client, which cannot see
 # the reply: under a FILE_SYNC floor, the mtime a GETATTR saw after it).
 #
-# Plans (io_cache_write mode[+io_stable_floor], protocol, client stable_how, export),
+# Plans (io_cache_write mode[+export floor], protocol, client stable_how, export),
 # in rotation; all but the negative control on a sync export:
 #   1 negative control: mode 0, v3, FILE_SYNC, async export
 #   2 mode 3, v3, UNSTABLE            3 mode 4, v4 kernel client
@@ -41,7 +41,7 @@ CRASH_ITERS=${CRASH_ITERS:-20}
 # For negative runs: another kernel (bench-NAME of 'kernel.sh variant NAME') and
 # one plan of the form below in place of the rotation.
 KERNEL=${CRASH_KERNEL:-patched}
-# io_cache_write mode[+io_stable_floor], protocol, client stable_how (v3 only), export.
+# io_cache_write mode[+export floor], protocol, client stable_how (v3 only), export.
 PLAN=("0 v3 2 async" "3 v3 0 sync" "4 v4 - sync" "0+data_sync v3 0 sync" "2 v3 1 sync"
 	"0 v3 2 async" "4 v3 0 sync" "0 v4 - sync" "1+file_sync v3 0 sync" "2 v3 2 sync")
 [ -z "${CRASH_PLAN:-}" ] || PLAN=("$CRASH_PLAN")

@@ -3,7 +3,7 @@
 the commit messages quote must be recomputed from the committed results it names.
 
 A figure's source is the results/<run> directories its paragraph (text between blank
-lines; each list item is a paragraph of its own) names or, if it names none, the last
+lines; each list item is a paragraph of its own) names ("results/<run>" or "run <run>") or, if it names none, the last
 paragraph before it in the same file that did (a table under the sentence that names its
 run, a sub-item under its item). Each such run's reports are rebuilt from its
 committed reps.csv (scripts/report.py, into a temporary copy), and every figure must appear
@@ -25,7 +25,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # A figure may be wrapped between its median and its interval: it is still checked.
 FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s+\[(\d+(?:\.\d+)?)[–-](\d+(?:\.\d+)?)\]")
 PARAGRAPH = re.compile(r"\n\s*\n|\n(?=[ \t]*(?:[-*]|\d+\.) )")
-RUN = re.compile(r"results/(\d{4}-\d\d-\d\d-[\w-]+?)(?=[/)`'\s.,;:]|$)")
+# A run is named as results/<run> or, in a patch message meant for a mailing list that
+# cannot open the repository, as "run <run>".
+RUN = re.compile(r"(?:results/|\brun\s+)(\d{4}-\d\d-\d\d-[\w-]+?)(?=[/)`'\s.,;:]|$)")
 
 
 def norm(text):

@@ -64,19 +64,19 @@ disk_info() {
 }
 
 # The modes this kernel's NFSD takes, of the ones asked for (mode 2 if none):
-# io_cache_write 3 and 4 need the series, N+FLOOR modes io_stable_floor too.
+# io_cache_write 3 and 4 need the series, and so do N+FLOOR modes: a stock
+# kernel takes the export options of the floors and ignores them.
 write_modes() {
-	local knob=/sys/kernel/debug/nfsd/io_cache_write old m out=() has34=0 floor=0
+	local knob=/sys/kernel/debug/nfsd/io_cache_write old m out=() has34=0
 	old=$(cat "$knob")
 	if echo 4 > "$knob" 2>/dev/null; then
 		echo "$old" > "$knob"
 		has34=1
 	fi
-	[ ! -e /sys/kernel/debug/nfsd/io_stable_floor ] || floor=1
 	IFS=, read -r -a m <<<"$1"
 	for m in "${m[@]}"; do
 		{ [[ $m =~ ^[34] ]] && [ "$has34" = 0 ]; } && continue
-		{ [[ $m == *+* ]] && [ "$floor" = 0 ]; } && continue
+		{ [[ $m == *+* ]] && [ "$has34" = 0 ]; } && continue
 		out+=("$m")
 	done
 	[ "${#out[@]}" -gt 0 ] || out=(2)

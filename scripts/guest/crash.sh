@@ -7,8 +7,8 @@
 #     ITER    the iteration's number: the file is data-ITER, so that what an
 #             iteration lost (the negative control loses its file) never shows
 #             up in the verdict of the next
-#     MODE    NFSD's io_cache_write (0-4), or MODE+FLOOR to set io_stable_floor
-#             too (0+data_sync)
+#     MODE    NFSD's io_cache_write (0-4), or MODE+FLOOR to export with the
+#             floor's export option too (0+data_sync)
 #     PROTO   v3: nfsd_crash's own NFSv3 client, which logs each reply's
 #             committed level and post-op mtime; v4: the kernel client on an
 #             NFSv4.2 mount of the export, O_DIRECT write()s
@@ -33,19 +33,22 @@ verify_prev() {
 	echo "$rc" > "$RESULTS/verify.rc"
 }
 
-# export_plan DIR SYNC PROTO: export DIR as start_nfsd does, but SYNC (sync, or async
-# for the negative control) and, for NFSv4, as the root of the server's pseudo
+# export_plan DIR SYNC PROTO FLOOR: export DIR as start_nfsd does, but SYNC (sync, or
+# async for the negative control), with FLOOR (data_sync, file_sync; none: no
+# option) and, for NFSv4, as the root of the server's pseudo
 # filesystem (fsid=0): mountd's automatic one would be the guest's root, a 9p
 # filesystem that NFSD cannot export. exportfs updates start_nfsd's export in place;
 # the check makes sure, as a negative control run on a sync export would fail for
 # the wrong reason.
 export_plan() {
-	local dir=$1 sync=$2 proto=$3 opts shown
+	local dir=$1 sync=$2 proto=$3 floor=$4 opts shown
 	opts=rw,$sync,no_root_squash,insecure,no_subtree_check
 	[ "$proto" != v4 ] || opts+=,fsid=0
+	[ "$floor" = none ] || opts+=,$floor
 	exportfs -i -o "$opts" "127.0.0.1:$dir"
 	shown=$(exportfs -v)
 	if ! grep -q "[(,]${sync}[,)]" <<< "$shown" ||
+		{ [ "$floor" != none ] && ! grep -q "[(,]${floor}[,)]" <<< "$shown"; } ||
 		{ [ "$proto" = v4 ] && ! grep -q '[(,]fsid=0[,)]' <<< "$shown"; }; then
 		printf 'could not export %s %s:\n%s\n' "$dir" "$opts" "$shown" >&2
 		return 1
@@ -71,14 +74,13 @@ main() {
 	# The previous file is verified: start this one from nothing, on disk.
 	rm -f "$MNT/export"/data-*
 	sync
-	start_nfsd "$MNT/export"
-	export_plan "$MNT/export" "$exp" "$proto"
 	# The plan alone decides how stable a WRITE is made, floor included.
 	if [[ $mode == *+* ]]; then
 		floor=${mode#*+}
 		mode=${mode%%+*}
 	fi
-	[ ! -w "$NFSD_DEBUG/io_stable_floor" ] || echo "$floor" > "$NFSD_DEBUG/io_stable_floor"
+	start_nfsd "$MNT/export"
+	export_plan "$MNT/export" "$exp" "$proto" "$floor"
 	echo "$mode" > "$NFSD_DEBUG/io_cache_write"
 	# The writer creates $RESULTS/started once its first WRITE is logged: the
 	# host's cue to pick the moment of the power-off. It only ever returns on
