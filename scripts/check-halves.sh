@@ -11,18 +11,6 @@ set -euo pipefail
 
 SRC=$TREE-halves
 OBJ=$BUILD_DIR/halves
-# The patch files of the mm half; every other patch belongs to the NFSD half.
-MM_HALF='^[0-9]{4}-(mm|writeback|selftests-dontcache)-'
-
-# half_files mm|nfsd: the half's patch files, in series order.
-half_files() {
-	local grep_opt=-E
-	[ "$1" = mm ] || grep_opt=-vE
-	series_files | while read -r p; do
-		basename "$p" | grep -q $grep_opt "$MM_HALF" && echo "$p"
-	done
-}
-
 # selftest_dirs: the kselftest targets that HEAD of $SRC changes.
 selftest_dirs() {
 	git -C "$SRC" diff --name-only "$(base_ref)" HEAD -- tools/testing/selftests/ |

@@ -117,6 +117,36 @@ scoped() {
 	[ ! -f "$res/timeout.txt" ] || record FAIL "scoped VM run" "$(cat "$res/timeout.txt")"
 }
 
+# nfsd_half: build v7.3.4 plus the NFSD half alone (kernel.sh nfsd-half), boot it and
+# run the nfsd kselftests there: the NFSD patches must not need the mm ones.
+nfsd_half() {
+	local res=$CHECK_OUT/vm-nfsd-half rc=0 splats
+	rm -rf "$res"
+	mkdir -p "$res"
+	if ! "$TOP/scripts/kernel.sh" nfsd-half; then
+		record FAIL "v7.3.4 + the NFSD half" "the kernel did not build (see above)"
+		return 0
+	fi
+	step "boot v7.3.4 + the NFSD half: kselftests nfsd" \
+		env VM_BOOTS="${VM_BOOTS:-60}" "$TOP/scripts/vm.sh" nfsd-half kselftest.sh "$res" \
+		nfsd.sh || rc=$?
+	if [ ! -s "$res/kselftest.tap" ]; then
+		record FAIL "v7.3.4 + the NFSD half" "no TAP output (exit $rc): see $res/console.log"
+		return 0
+	fi
+	kselftest_results "$res/kselftest.tap" | while read -r status name; do
+		record "$status" "on v7.3.4 + the NFSD half: kselftest $name"
+	done
+	! grep -qE '^not ok [0-9]+ ' "$res/kselftest.tap" || grep -qE '^# not ok [0-9]+ ' "$res/kselftest.tap" ||
+		record FAIL "NFSD half kselftest runner" "$(grep -m1 -E '^not ok' "$res/kselftest.tap")"
+	[ ! -f "$res/timeout.txt" ] || record FAIL "NFSD half VM run" "$(cat "$res/timeout.txt")"
+	splats=$(grep -E "$SPLATS" "$res/dmesg.txt" "$res/console.log" 2>/dev/null | head -n 5 || true)
+	if [ -n "$splats" ]; then
+		printf '%s\n' "$splats" >&2
+		record FAIL "guest dmesg clean on v7.3.4 + the NFSD half" "kernel splat: see $res/dmesg.txt"
+	fi
+}
+
 main() {
 	local res=$CHECK_OUT/vm rc=0 splats
 	rm -rf "$res"
@@ -149,6 +179,7 @@ main() {
 	else
 		record PASS "guest dmesg clean (no oops, BUG, WARNING, lockdep or KASAN report)"
 	fi
+	nfsd_half
 	[ "${CHECK_SCOPED:-0}" = 0 ] || scoped
 }
 main "$@"

@@ -4,6 +4,8 @@
 #   kernel.sh patched        the series branch with lockdep, in $BUILD_DIR/patched (make check)
 #   kernel.sh bench-patched  the series branch without debug options, in $BUILD_DIR/bench-patched
 #   kernel.sh bench-stock    pristine v7.3.4 without debug options, in $BUILD_DIR/bench-stock
+#   kernel.sh nfsd-half      v7.3.4 plus the NFSD half of the series alone, with lockdep, in
+#                            $BUILD_DIR/nfsd-half (make check runs the nfsd kselftests there)
 #   kernel.sh variant NAME   the series branch plus config/variants/NAME.diff, as a bench
 #                            kernel in $BUILD_DIR/bench-NAME (BENCH_BASE=stock,NAME measures it)
 # The bench kernels share one config, so only the code differs between them.
@@ -58,6 +60,30 @@ variant_apply() {
 	export LOCALVERSION=-$1
 }
 
+# nfsd_half: build v7.3.4 plus the NFSD half in $BUILD_DIR/nfsd-half, unless that half
+# and the config are what it was built from. The half is checked out in the stock
+# worktree, and the base put back on exit, so that ccache serves every file the half
+# leaves alone from the stock builds.
+nfsd_half() {
+	local src obj=$BUILD_DIR/nfsd-half key files
+	key=$({ half_files nfsd | xargs cat; cat "$@"; } | sha256sum | cut -c1-16)
+	if [ -f "$obj/arch/x86/boot/bzImage" ] && [ "$(cat "$obj/harness.half" 2>/dev/null)" = "$key" ]; then
+		log "nfsd-half: $obj is up to date"
+		return 0
+	fi
+	src=$(stock_tree)
+	mapfile -t files < <(half_files nfsd)
+	git -C "$src" checkout -q --detach "$(base_ref)"
+	defer "git -C '$src' checkout -q --detach '$(base_ref)'"
+	if ! git -C "$src" am -q "${files[@]}" >/dev/null 2>&1; then
+		git -C "$src" am --abort 2>/dev/null || true
+		die "the NFSD half does not apply to $(base_ref) alone: scripts/check-halves.sh shows why"
+	fi
+	rm -f "$obj/harness.half"
+	step "build v7.3.4 + the NFSD half (lockdep)" build "$src" "$obj" -nfsd "$@"
+	echo "$key" > "$obj/harness.half"
+}
+
 # build SRC OBJ LOCALVERSION FRAGMENT...
 build() {
 	local src=$1 obj=$2
@@ -81,11 +107,12 @@ main() {
 	bench-stock) step "build stock bench kernel" build "$(stock_tree)" "$BUILD_DIR/bench-stock" -stock "$base" ;;
 	# v7.3.4 with make check's config, for the tests that need what only it has (NFSv2).
 	stock) step "build stock kernel (lockdep)" build "$(stock_tree)" "$BUILD_DIR/stock" -stock "$base" "$debug" ;;
+	nfsd-half) nfsd_half "$base" "$debug" ;;
 	variant)
 		[[ ${2:-} =~ ^[a-z0-9]+$ ]] || die "usage: kernel.sh variant NAME (config/variants/NAME.diff; NAME in a-z, 0-9)"
 		variant_apply "$2"
 		step "build bench kernel variant $2" build "$TREE" "$BUILD_DIR/bench-$2" -dontcache "$base" ;;
-	*) die "usage: kernel.sh patched|stock|bench-patched|bench-stock|variant NAME" ;;
+	*) die "usage: kernel.sh patched|stock|bench-patched|bench-stock|nfsd-half|variant NAME" ;;
 	esac
 }
 main "$@"

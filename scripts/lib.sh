@@ -92,6 +92,18 @@ series_files() {
 	done < "$TOP/patches/series"
 }
 
+# The patch files of the mm half; every other patch belongs to the NFSD half.
+MM_HALF='^[0-9]{4}-(mm|writeback|selftests-dontcache)-'
+
+# half_files mm|nfsd: the half's patch files, in series order.
+half_files() {
+	local grep_opt=-E
+	[ "$1" = mm ] || grep_opt=-vE
+	series_files | while read -r p; do
+		basename "$p" | grep -q $grep_opt "$MM_HALF" && echo "$p"
+	done
+}
+
 # Hash of the series as listed in patches/series, and the file in which the tree
 # records the hash of the series its branch carries.
 applied_stamp() {
