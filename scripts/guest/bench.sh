@@ -92,7 +92,8 @@ smoke() {
 	dry_run nfsmount nfsmount -e "$MNT/export" -s 1G
 	run local local -d "$MNT/local" --smoke -w seq-write -m uncached
 	run nfs nfs -e "$MNT/export" --smoke -w seq-write -m 2
-	run nfsmount nfsmount -e "$MNT/export" --smoke -w split-write -m "$(write_modes 4)"
+	# A mode with a floor exports the export again with the option, and back.
+	run nfsmount nfsmount -e "$MNT/export" --smoke -w split-write -m "$(write_modes 4,0+file_sync)"
 	# The client side alone, as against a server elsewhere (--server): here the
 	# loopback server, in the mode it was left in.
 	mode=$(cat /sys/kernel/debug/nfsd/io_cache_write)
