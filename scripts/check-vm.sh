@@ -60,27 +60,46 @@ bench_smoke() {
 	done
 }
 
-# kselftests RES: the kselftests' verdicts, counted wherever their part ended, even if
-# a later part of the boot did not.
+# kselftests RES [ON]: the kselftests' verdicts, counted wherever their part ended, even
+# if a later part of the boot did not; ON ("on KERNEL: ") names another kernel than the
+# series'.
 kselftests() {
-	local res=$1
+	local res=$1 on=${2:-}
 	if [ ! -f "$res/kselftest.rc" ]; then
-		record FAIL "kselftests" "they did not finish: see $res/console.log"
+		record FAIL "${on}kselftests" "they did not finish: see $res/console.log"
 		return 0
 	fi
 	if [ ! -s "$res/kselftest.tap" ]; then
-		record FAIL "kselftests" "no TAP output (status $(cat "$res/kselftest.rc")): see $res/kselftest-build.log"
+		record FAIL "${on}kselftests" "no TAP output (status $(cat "$res/kselftest.rc")): see $res/kselftest-build.log"
 		return 0
 	fi
 	kselftest_results "$res/kselftest.tap" | while read -r status name; do
-		record "$status" "kselftest $name"
+		record "$status" "${on}kselftest $name"
 	done
 	# A program that failed outside its tests (a crash, the runner's timeout).
 	if grep -qE '^not ok [0-9]+ ' "$res/kselftest.tap" &&
 	   ! grep -qE '^# not ok [0-9]+ ' "$res/kselftest.tap"; then
-		record FAIL "kselftest runner" "$(grep -E '^not ok' "$res/kselftest.tap" | head -n1)"
+		record FAIL "${on}kselftest runner" "$(grep -E '^not ok' "$res/kselftest.tap" | head -n1)"
 	else
-		record PASS "kselftest runner: $(grep -cE '^ok [0-9]+ ' "$res/kselftest.tap") programs ran to their end$(part_time "$res" kselftests)"
+		record PASS "${on}kselftest runner: $(grep -cE '^ok [0-9]+ ' "$res/kselftest.tap") programs ran to their end$(part_time "$res" kselftests)"
+	fi
+}
+
+# boot_verdict RES RC DMESG [ON]: the boot in RES (vm.sh's exit RC) ran to its end, and
+# the kernel said nothing unhappy in DMESG or on the console.
+boot_verdict() {
+	local res=$1 rc=$2 dmesg=$3 on=${4:-} splats
+	if [ -f "$res/timeout.txt" ]; then
+		record FAIL "${on}VM run" "$(cat "$res/timeout.txt"): see $res/console.log"
+	elif [ "$rc" -ne 0 ]; then
+		record FAIL "${on}VM run" "exit $rc: see $res/console.log"
+	fi
+	splats=$(grep -E "$SPLATS" "$dmesg" "$res/console.log" 2>/dev/null | head -n 5 || true)
+	if [ -n "$splats" ]; then
+		printf '%s\n' "$splats" >&2
+		record FAIL "${on}guest dmesg clean" "kernel splat: see $dmesg"
+	else
+		record PASS "${on}guest dmesg clean (no oops, BUG, WARNING, lockdep or KASAN report)"
 	fi
 }
 
@@ -120,7 +139,7 @@ scoped() {
 # nfsd_half: build v7.3.4 plus the NFSD half alone (kernel.sh nfsd-half), boot it and
 # run the nfsd kselftests there: the NFSD patches must not need the mm ones.
 nfsd_half() {
-	local res=$CHECK_OUT/vm-nfsd-half rc=0 splats
+	local res=$CHECK_OUT/vm-nfsd-half rc=0 on="on v7.3.4 + the NFSD half: "
 	rm -rf "$res"
 	mkdir -p "$res"
 	if ! "$TOP/scripts/kernel.sh" nfsd-half; then
@@ -130,25 +149,12 @@ nfsd_half() {
 	step "boot v7.3.4 + the NFSD half: kselftests nfsd" \
 		env VM_BOOTS="${VM_BOOTS:-60}" "$TOP/scripts/vm.sh" nfsd-half kselftest.sh "$res" \
 		nfsd.sh || rc=$?
-	if [ ! -s "$res/kselftest.tap" ]; then
-		record FAIL "v7.3.4 + the NFSD half" "no TAP output (exit $rc): see $res/console.log"
-		return 0
-	fi
-	kselftest_results "$res/kselftest.tap" | while read -r status name; do
-		record "$status" "on v7.3.4 + the NFSD half: kselftest $name"
-	done
-	! grep -qE '^not ok [0-9]+ ' "$res/kselftest.tap" || grep -qE '^# not ok [0-9]+ ' "$res/kselftest.tap" ||
-		record FAIL "NFSD half kselftest runner" "$(grep -m1 -E '^not ok' "$res/kselftest.tap")"
-	[ ! -f "$res/timeout.txt" ] || record FAIL "NFSD half VM run" "$(cat "$res/timeout.txt")"
-	splats=$(grep -E "$SPLATS" "$res/dmesg.txt" "$res/console.log" 2>/dev/null | head -n 5 || true)
-	if [ -n "$splats" ]; then
-		printf '%s\n' "$splats" >&2
-		record FAIL "guest dmesg clean on v7.3.4 + the NFSD half" "kernel splat: see $res/dmesg.txt"
-	fi
+	kselftests "$res" "$on"
+	boot_verdict "$res" "$rc" "$res/dmesg.txt" "$on"
 }
 
 main() {
-	local res=$CHECK_OUT/vm rc=0 splats
+	local res=$CHECK_OUT/vm rc=0
 	rm -rf "$res"
 	mkdir -p "$res"
 	# The guest's work takes about 12 times what its boot takes (kselftests 5, their
@@ -167,18 +173,7 @@ main() {
 	fi
 	kselftests "$res"
 	bench_smoke "$res"
-	if [ -f "$res/timeout.txt" ]; then
-		record FAIL "VM run" "$(cat "$res/timeout.txt"): see $res/console.log"
-	elif [ "$rc" -ne 0 ]; then
-		record FAIL "VM run" "exit $rc: see $res/console.log"
-	fi
-	splats=$(grep -E "$SPLATS" "$CHECK_OUT/dmesg.txt" "$res/console.log" 2>/dev/null | head -n 5 || true)
-	if [ -n "$splats" ]; then
-		printf '%s\n' "$splats" >&2
-		record FAIL "guest dmesg clean" "kernel splat: see $CHECK_OUT/dmesg.txt"
-	else
-		record PASS "guest dmesg clean (no oops, BUG, WARNING, lockdep or KASAN report)"
-	fi
+	boot_verdict "$res" "$rc" "$CHECK_OUT/dmesg.txt"
 	nfsd_half
 	[ "${CHECK_SCOPED:-0}" = 0 ] || scoped
 }

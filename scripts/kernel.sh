@@ -66,13 +66,13 @@ variant_apply() {
 # leaves alone from the stock builds.
 nfsd_half() {
 	local src obj=$BUILD_DIR/nfsd-half key files
-	key=$({ half_files nfsd | xargs cat; cat "$@"; } | sha256sum | cut -c1-16)
+	mapfile -t files < <(half_files nfsd)
+	key=$(cat "${files[@]}" "$@" | sha256sum | cut -c1-16)
 	if [ -f "$obj/arch/x86/boot/bzImage" ] && [ "$(cat "$obj/harness.half" 2>/dev/null)" = "$key" ]; then
 		log "nfsd-half: $obj is up to date"
 		return 0
 	fi
 	src=$(stock_tree)
-	mapfile -t files < <(half_files nfsd)
 	git -C "$src" checkout -q --detach "$(base_ref)"
 	defer "git -C '$src' checkout -q --detach '$(base_ref)'"
 	if ! git -C "$src" am -q "${files[@]}" >/dev/null 2>&1; then
