@@ -18,10 +18,11 @@
 #   4 mode 0 + data_sync, v3, UNSTABLE   5 mode 2, v3, DATA_SYNC
 #   6 negative control again          7 mode 4, v3, UNSTABLE
 #   8 mode 0, v4 kernel client        9 mode 1 + file_sync, v3, UNSTABLE
-#  10 mode 2, v3, FILE_SYNC
+#  10 mode 2, v3, FILE_SYNC          11 mode 2, v2 kernel client, wdelay export
+#  12 mode 4, v2 kernel client, wdelay export
 # The negative control comes first, so that any CRASH_ITERS >= 1 runs it, and then
-# every 5th iteration: 4 of CRASH_ITERS=20. It counts toward CRASH_ITERS: the run
-# still boots CRASH_ITERS + 1 times.
+# every 5th iteration of a round: 4 of CRASH_ITERS=20. It counts toward CRASH_ITERS:
+# the run still boots CRASH_ITERS + 1 times.
 #
 # Verdicts, per iteration: FAIL if its log holds fewer than 8 durable replies
 # (the kill came too early or the writer is stuck) or if the writer stopped before
@@ -30,9 +31,11 @@
 # for data it has not written), SKIPs if it lost nothing this time. Per run: FAIL
 # if no negative control ever lost data, as the test would then be blind.
 #
-# Limit: QEMU opens the disk with cache=none, so what it acknowledged is in the host's
-# file when it dies: the test catches data left in the guest (page cache, journal),
-# not a missing disk cache flush.
+# The disk has a volatile write cache, and the power-off loses all of it: QEMU logs
+# each boot's writes and flushes (VM_LOG_WRITES, blklogwrites), and the next boot
+# finds the disk as it was at the last flush the guest saw complete (log-replay.py),
+# with nothing written after it. So the test catches a reply sent before the disk
+# cache was flushed, not only data left in the guest (page cache, journal).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -43,7 +46,8 @@ CRASH_ITERS=${CRASH_ITERS:-20}
 KERNEL=${CRASH_KERNEL:-patched}
 # io_cache_write mode[+export floor], protocol, client stable_how (v3 only), export.
 PLAN=("0 v3 2 async" "3 v3 0 sync" "4 v4 - sync" "0+data_sync v3 0 sync" "2 v3 1 sync"
-	"0 v3 2 async" "4 v3 0 sync" "0 v4 - sync" "1+file_sync v3 0 sync" "2 v3 2 sync")
+	"0 v3 2 async" "4 v3 0 sync" "0 v4 - sync" "1+file_sync v3 0 sync" "2 v3 2 sync"
+	"2 v2 - sync" "4 v2 - sync")
 [ -z "${CRASH_PLAN:-}" ] || PLAN=("$CRASH_PLAN")
 STABLE_NAMES=(UNSTABLE DATA_SYNC FILE_SYNC)
 
@@ -56,11 +60,11 @@ NEG_LOST=0
 describe() {
 	local mode proto stable exp client
 	read -r mode proto stable exp <<< "$1"
-	if [ "$proto" = v3 ]; then
-		client="client asks ${STABLE_NAMES[$stable]}"
-	else
-		client="kernel client O_DIRECT"
-	fi
+	case $proto in
+	v3) client="client asks ${STABLE_NAMES[$stable]}" ;;
+	v2) client="kernel client O_DIRECT, wdelay" ;;
+	*) client="kernel client O_DIRECT" ;;
+	esac
 	[ "$exp" = sync ] || printf 'negative control: '
 	printf 'mode %s, NFS%s, %s, %s export' "${mode/+/ + }" "$proto" "$client" "$exp"
 }
@@ -76,13 +80,17 @@ writes_logged() {
 }
 
 # boot_and_kill RES ITER MODE PROTO STABLE EXPORT: boot, wait for the writer's first
-# WRITEs, kill at a random moment.
+# WRITEs, kill at a random moment, and leave the disk as its cache's loss leaves it.
 boot_and_kill() {
-	local res=$1 pid t0 started killed
+	local res=$1 pid t0 started killed disk
 	shift
+	disk=$(vm_disk_dir "$res")/scratch1.img
 	t0=$(date +%s)
 	rm -f "$res/started"
-	VM_FRESH_DISKS=0 VM_EXPECT_KILL=1 "$TOP/scripts/vm.sh" "$KERNEL" crash.sh "$res" "$@" &
+	# The disk as this boot finds it; the writes it keeps are added to it.
+	[ ! -f "$disk" ] || cp --sparse=always "$disk" "$disk.base"
+	VM_FRESH_DISKS=0 VM_EXPECT_KILL=1 VM_LOG_WRITES=$res/writes.log \
+		"$TOP/scripts/vm.sh" "$KERNEL" crash.sh "$res" "$@" &
 	pid=$!
 	# vm.sh's own budget (scaled from the boot's time) ends a boot that never starts
 	# and a writer that stalls.
@@ -103,6 +111,16 @@ boot_and_kill() {
 	wait "$pid" || true
 	log "first WRITE after $((started - t0))s, power-off after $((killed - t0))s" \
 		"($(writes_logged "$res") WRITEs logged), VM gone after $(($(date +%s) - t0))s"
+	lose_disk_cache "$disk" "$res/writes.log"
+}
+
+# lose_disk_cache DISK LOG: DISK becomes DISK.base (a new, empty disk if there is
+# none) with LOG's writes up to the last flush.
+lose_disk_cache() {
+	[ -f "$1.base" ] || truncate -s "$(stat -c %s "$1")" "$1.base"
+	log "disk cache lost: $(python3 "$TOP/scripts/log-replay.py" "$2" "$1.base")"
+	mv "$1.base" "$1"
+	rm -f "$2"
 }
 
 # summary_field VERIFY_TXT NAME: the number after NAME in nfsd_crash verify's last line.

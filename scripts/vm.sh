@@ -19,6 +19,8 @@
 #              under VM_DISK_ROOT, $CACHE_DIR/disks; /dev/shm/NAME puts them in host RAM),
 #              VM_PREALLOC=1: allocate new disk images on the host at once (fallocate),
 #              VM_EXPECT_KILL=1 when the caller will kill the VM,
+#              VM_LOG_WRITES=FILE: log scratch1's writes and flushes to FILE
+#              (QEMU blklogwrites, dm-log-writes format; see log-replay.py),
 #              VM_APPEND: more kernel parameters (e.g. dontcache_ab=2 for the variant ab),
 #              VM_SRC: what the guest sees as the kernel tree (default: the tree),
 #              VM_ICOUNT=N: TCG counts guest time in instructions, 2^N ns each (QEMU
@@ -80,6 +82,17 @@ disk_args() {
 			else
 				fallocate -l "${VM_DISK_MB}M" "$dir/$name.img"
 			fi
+		fi
+		if [ "$name" = scratch1 ] && [ -n "${VM_LOG_WRITES:-}" ]; then
+			# The same disk, through QEMU's blklogwrites: every write and flush
+			# also goes, in order, to the log (check-crash.sh).
+			rm -f "$VM_LOG_WRITES"
+			truncate -s 64G "$VM_LOG_WRITES"
+			opts+=" -blockdev driver=file,node-name=$name-data,filename=$dir/$name.img,cache.direct=on,aio=threads"
+			opts+=" -blockdev driver=file,node-name=$name-log,filename=$VM_LOG_WRITES,cache.direct=on,aio=threads"
+			opts+=" -blockdev driver=blklogwrites,node-name=$name,file=$name-data,log=$name-log,log-sector-size=512"
+			opts+=" -device nvme,drive=$name,serial=$name,write-cache=on"
+			continue
 		fi
 		opts+=" -drive file=$dir/$name.img,if=none,id=$name,format=raw,cache=none,aio=threads"
 		opts+=" -device nvme,drive=$name,serial=$name"

@@ -11,15 +11,18 @@
 #             floor's export option too (0+data_sync)
 #     PROTO   v3: nfsd_crash's own NFSv3 client, which logs each reply's
 #             committed level and post-op mtime; v4: the kernel client on an
-#             NFSv4.2 mount of the export, O_DIRECT write()s
-#     STABLE  the stable_how the v3 WRITEs ask for (0-2); "-" for v4
+#             NFSv4.2 mount of the export, O_DIRECT write()s; v2: the kernel
+#             client on an NFSv2 mount of a wdelay export, O_DIRECT write()s
+#             of whole 8 KiB WRITEs (nfsd_crash -a), which NFSD's direct modes
+#             write without a buffered part
+#     STABLE  the stable_how the v3 WRITEs ask for (0-2); "-" for v2 and v4
 #     EXPORT  sync, or async: the negative control, which must lose data
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 MNT=/mnt
-V4MNT=/run/crash-v4
+KMNT=/run/crash-kclient
 NFSD_DEBUG=/sys/kernel/debug/nfsd
 # Fewer durable replies than this and the iteration proves nothing.
 MIN_DURABLE=8
@@ -44,15 +47,26 @@ export_plan() {
 	local dir=$1 sync=$2 proto=$3 floor=$4 opts shown
 	opts=rw,$sync,no_root_squash,insecure,no_subtree_check
 	[ "$proto" != v4 ] || opts+=,fsid=0
+	[ "$proto" != v2 ] || opts+=,wdelay
 	[ "$floor" = none ] || opts+=,$floor
 	exportfs -i -o "$opts" "127.0.0.1:$dir"
 	shown=$(exportfs -v)
 	if ! grep -q "[(,]${sync}[,)]" <<< "$shown" ||
 		{ [ "$floor" != none ] && ! grep -q "[(,]${floor}[,)]" <<< "$shown"; } ||
-		{ [ "$proto" = v4 ] && ! grep -q '[(,]fsid=0[,)]' <<< "$shown"; }; then
+		{ [ "$proto" = v4 ] && ! grep -q '[(,]fsid=0[,)]' <<< "$shown"; } ||
+		{ [ "$proto" = v2 ] && ! grep -q '[(,]wdelay[,)]' <<< "$shown"; }; then
 		printf 'could not export %s %s:\n%s\n' "$dir" "$opts" "$shown" >&2
 		return 1
 	fi
+}
+
+# offer_nfsv2: NFSD's threads started again with NFSv2 on: rpc.nfsd no longer
+# offers it, nfsdctl does, and only while no thread runs.
+offer_nfsv2() {
+	rpc.nfsd 0
+	nfsdctl version +2
+	nfsdctl listener +tcp:127.0.0.1:2049
+	nfsdctl threads 4
 }
 
 main() {
@@ -66,7 +80,7 @@ main() {
 	[ "$iter" != verify-only ] || { umount "$MNT"; return 0; }
 
 	case $exp:$proto in
-	sync:v3|sync:v4|async:v3|async:v4) ;;
+	sync:v2|sync:v3|sync:v4|async:v3|async:v4) ;;
 	*) echo "unknown plan: export '$exp', protocol '$proto'" >&2; return 2 ;;
 	esac
 	name=data-$iter
@@ -91,11 +105,20 @@ main() {
 			"$MNT/export" "$name" "$RESULTS/cur.log" "$stable" || rc=$?
 		;;
 	v4)
-		mkdir -p "$V4MNT"
+		mkdir -p "$KMNT"
 		# The export is the pseudo filesystem's root: see export_plan.
-		mount -t nfs -o vers=4.2,hard,timeo=600 127.0.0.1:/ "$V4MNT"
+		mount -t nfs -o vers=4.2,hard,timeo=600 127.0.0.1:/ "$KMNT"
 		"$RESULTS/bin/nfsd_crash" kwrite -s "$RESULTS/started" -t "export=$exp nfs=4.2" \
-			"$V4MNT" "$name" "$RESULTS/cur.log" || rc=$?
+			"$KMNT" "$name" "$RESULTS/cur.log" || rc=$?
+		;;
+	v2)
+		offer_nfsv2
+		mkdir -p "$KMNT"
+		# mount.nfs no longer mounts NFSv2; the kernel does, given the address.
+		mount -i -t nfs -o vers=2,hard,timeo=600,addr=127.0.0.1,nolock \
+			"127.0.0.1:$MNT/export" "$KMNT"
+		"$RESULTS/bin/nfsd_crash" kwrite -a -s "$RESULTS/started" \
+			-t "export=$exp,wdelay nfs=2" "$KMNT" "$name" "$RESULTS/cur.log" || rc=$?
 		;;
 	esac
 	echo "the writer stopped before the power-off (exit status $rc)" > "$RESULTS/writer-stopped"
