@@ -31,11 +31,15 @@
 # for data it has not written), SKIPs if it lost nothing this time. Per run: FAIL
 # if no negative control ever lost data, as the test would then be blind.
 #
-# The disk has a volatile write cache, and the power-off loses all of it: QEMU logs
-# each boot's writes and flushes (VM_LOG_WRITES, blklogwrites), and the next boot
-# finds the disk as it was at the last flush the guest saw complete (log-replay.py),
-# with nothing written after it. So the test catches a reply sent before the disk
-# cache was flushed, not only data left in the guest (page cache, journal).
+# Limit: QEMU opens the disk with cache=none, so what it acknowledged is in the host's
+# file when it dies: the test catches data left in the guest (page cache, journal),
+# not a missing disk cache flush. With CRASH_LOSE_CACHE=1 the power-off also loses
+# the disk's volatile cache: QEMU logs each boot's writes and flushes (VM_LOG_WRITES,
+# blklogwrites), and the next boot finds the disk as it was at the last flush the
+# guest saw complete (log-replay.py). That mode is not part of make check yet: under
+# QEMU 7.2 a boot with the log once stalled in QEMU's main loop, and one mode 4
+# iteration lost the mtime of its last FILE_SYNC reply, a finding not yet explained
+# (results/2026-12-05-crash-nfsv2/README.md).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -44,6 +48,7 @@ CRASH_ITERS=${CRASH_ITERS:-20}
 # For negative runs: another kernel (bench-NAME of 'kernel.sh variant NAME') and
 # one plan of the form below in place of the rotation.
 KERNEL=${CRASH_KERNEL:-patched}
+LOSE_CACHE=${CRASH_LOSE_CACHE:-0}
 # io_cache_write mode[+export floor], protocol, client stable_how (v3 only), export.
 PLAN=("0 v3 2 async" "3 v3 0 sync" "4 v4 - sync" "0+data_sync v3 0 sync" "2 v3 1 sync"
 	"0 v3 2 async" "4 v3 0 sync" "0 v4 - sync" "1+file_sync v3 0 sync" "2 v3 2 sync"
@@ -82,14 +87,17 @@ writes_logged() {
 # boot_and_kill RES ITER MODE PROTO STABLE EXPORT: boot, wait for the writer's first
 # WRITEs, kill at a random moment, and leave the disk as its cache's loss leaves it.
 boot_and_kill() {
-	local res=$1 pid t0 started killed disk
+	local res=$1 pid t0 started killed disk log=""
 	shift
 	disk=$(vm_disk_dir "$res")/scratch1.img
 	t0=$(date +%s)
 	rm -f "$res/started"
-	# The disk as this boot finds it; the writes it keeps are added to it.
-	[ ! -f "$disk" ] || cp --sparse=always "$disk" "$disk.base"
-	VM_FRESH_DISKS=0 VM_EXPECT_KILL=1 VM_LOG_WRITES=$res/writes.log \
+	if [ "$LOSE_CACHE" = 1 ]; then
+		log=$res/writes.log
+		# The disk as this boot finds it; the writes it keeps are added to it.
+		[ ! -f "$disk" ] || cp --sparse=always "$disk" "$disk.base"
+	fi
+	VM_FRESH_DISKS=0 VM_EXPECT_KILL=1 VM_LOG_WRITES=$log \
 		"$TOP/scripts/vm.sh" "$KERNEL" crash.sh "$res" "$@" &
 	pid=$!
 	# vm.sh's own budget (scaled from the boot's time) ends a boot that never starts
@@ -111,7 +119,7 @@ boot_and_kill() {
 	wait "$pid" || true
 	log "first WRITE after $((started - t0))s, power-off after $((killed - t0))s" \
 		"($(writes_logged "$res") WRITEs logged), VM gone after $(($(date +%s) - t0))s"
-	lose_disk_cache "$disk" "$res/writes.log"
+	[ -z "$log" ] || lose_disk_cache "$disk" "$log"
 }
 
 # lose_disk_cache DISK LOG: DISK becomes DISK.base (a new, empty disk if there is
