@@ -108,7 +108,8 @@ boot_verdict() {
 # (results/2026-12-05-scoped-alone). CHECK_SCOPED=0 leaves the boot out.
 SCOPED_TESTS="dontcache_writer_leaves_unrelated_dirty_file_alone fsynced_dontcache_file_keeps_plain_dirty_data_during_other_stream"
 
-# scoped: boot build/scoped (check-build.sh keeps it) and judge SCOPED_TESTS there.
+# scoped: boot build/scoped (check-build.sh keeps it), judge SCOPED_TESTS there, and
+# the boot as the others are (timeout, exit, dmesg).
 scoped() {
 	local res=$CHECK_OUT/vm-scoped rc=0 t
 	local -a args=()
@@ -133,7 +134,7 @@ scoped() {
 	kselftest_results "$res/nested.tap" | while read -r status name; do
 		record "$status" "on the series cut after the scoped pass: kselftest $name"
 	done
-	[ ! -f "$res/timeout.txt" ] || record FAIL "scoped VM run" "$(cat "$res/timeout.txt")"
+	boot_verdict "$res" "$rc" "$res/dmesg.txt" "on the series cut after the scoped pass: "
 }
 
 # nfsd_half: build v7.3.4 plus the NFSD half alone (kernel.sh nfsd-half), boot it and
