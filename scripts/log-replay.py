@@ -22,8 +22,11 @@ ENTRY = struct.Struct("<QQQQ")
 
 
 def entries(log):
-    """Yield (sector, sectors, flags, data offset) of each entry in LOG."""
+    """Yield (offset, length, flags, data offset in LOG) of each entry in LOG."""
     magic, version, count, size = SUPER.unpack(log.read(SUPER.size))
+    # QEMU writes the superblock at the first flush: none, nothing durable.
+    if (magic, version, count, size) == (0, 0, 0, 0):
+        return
     if magic != MAGIC or version != 1:
         sys.exit(f"log-replay.py: {log.name} is not a blklogwrites log (magic {magic:#x})")
     pos = size
@@ -42,14 +45,12 @@ def main():
         logged = list(entries(log))
         flushes = [i for i, e in enumerate(logged) if e[2] & FLUSH]
         durable = logged[: flushes[-1]] if flushes else []
+        kept = [e for e in durable if not e[2] & (FLUSH | DISCARD)]
         with open(sys.argv[2], "r+b") as image:
-            for offset, length, flags, data in durable:
-                if flags & (FLUSH | DISCARD):
-                    continue
+            for offset, length, _, data in kept:
                 log.seek(data)
                 image.seek(offset)
                 image.write(log.read(length))
-    kept = [e for e in durable if not e[2] & (FLUSH | DISCARD)]
     print(f"kept {len(kept)} writes ({sum(e[1] for e in kept)} bytes) up to the last of"
           f" {len(flushes)} flushes; none after it")
 

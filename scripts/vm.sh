@@ -229,9 +229,10 @@ main() {
 		qemu_opts+=" -icount shift=$VM_ICOUNT,sleep=on"
 	fi
 	# The shape this boot really has, for reports.
-	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","disk":"QEMU NVMe (-device nvme), raw %s image of %s MiB on host %s, cache=none, aio=threads","kernel_build":"%s"}\n' \
+	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","disk":"QEMU NVMe (-device nvme), raw %s image of %s MiB on host %s, cache=none, aio=threads%s","kernel_build":"%s"}\n' \
 		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "${VM_ICOUNT:-}" \
-		"$([ "${VM_PREALLOC:-0}" = 0 ] && echo sparse || echo preallocated)" "$VM_DISK_MB" "$disk_fs" "$kernel" > "$results/vm.json"
+		"$([ "${VM_PREALLOC:-0}" = 0 ] && echo sparse || echo preallocated)" "$VM_DISK_MB" "$disk_fs" \
+		"${VM_LOG_WRITES:+; scratch1 through blklogwrites, its writes and flushes logged}" "$kernel" > "$results/vm.json"
 
 	images_free "${VM_DISK_DIR:-$(vm_disk_dir "$results")}" || exit 1
 	boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
