@@ -8,7 +8,7 @@ S := scripts
 export MAKE_START := $(shell date +%s)
 export STEP_LOG := $(CURDIR)/out/steps/$(MAKE_START).txt
 
-.PHONY: all plan-short plan-full help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench demo clean-out
+.PHONY: all plan-short plan-full help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench bench-determ vmm-root demo clean-out
 
 all: plan-short kernel-bench rootfs ## the main job: short interleaved stock vs patched benchmark, results/<date-time>-short/report.md
 	@$(S)/bench.sh short
@@ -55,6 +55,12 @@ check-negative: tree rootfs ## the kselftests on stock v7.3.4 (make check's conf
 
 bench: plan-full kernel-bench rootfs ## the full matrix, stock and patched interleaved, 5 repetitions (prints its time estimate first)
 	@$(S)/bench.sh full
+
+vmm-root: deps ## debootstrap a second trixie root holding QEMU 10, for the deterministic profile (cached)
+	@$(S)/vmm-root.sh
+
+bench-determ: kernel-bench rootfs vmm-root ## the deterministic profile: guest time in guest instructions, null_blk disks (BENCH_BASE=same: identical code)
+	@$(S)/bench.sh determ
 
 demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs
 	@$(S)/demo.sh

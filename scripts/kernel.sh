@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build a kernel out of tree with ccache: allnoconfig + config/kernel.fragment
-# (+ config/debug.fragment for the check kernel).
+# (+ config/debug.fragment for the check kernels, config/bench.fragment for the bench ones).
 #   kernel.sh patched        the series branch with lockdep, in $BUILD_DIR/patched (make check)
 #   kernel.sh bench-patched  the series branch without debug options, in $BUILD_DIR/bench-patched
 #   kernel.sh bench-stock    pristine v7.3.4 without debug options, in $BUILD_DIR/bench-stock
@@ -100,18 +100,18 @@ build() {
 }
 
 main() {
-	local base=$TOP/config/kernel.fragment debug=$TOP/config/debug.fragment
+	local base=$TOP/config/kernel.fragment debug=$TOP/config/debug.fragment bench=$TOP/config/bench.fragment
 	case "${1:-}" in
 	patched) step "build patched kernel (lockdep)" build "$TREE" "$BUILD_DIR/patched" -dontcache "$base" "$debug" ;;
-	bench-patched) step "build patched bench kernel" build "$TREE" "$BUILD_DIR/bench-patched" -dontcache "$base" ;;
-	bench-stock) step "build stock bench kernel" build "$(stock_tree)" "$BUILD_DIR/bench-stock" -stock "$base" ;;
+	bench-patched) step "build patched bench kernel" build "$TREE" "$BUILD_DIR/bench-patched" -dontcache "$base" "$bench" ;;
+	bench-stock) step "build stock bench kernel" build "$(stock_tree)" "$BUILD_DIR/bench-stock" -stock "$base" "$bench" ;;
 	# v7.3.4 with make check's config, for the tests that need what only it has (NFSv2).
 	stock) step "build stock kernel (lockdep)" build "$(stock_tree)" "$BUILD_DIR/stock" -stock "$base" "$debug" ;;
 	nfsd-half) nfsd_half "$base" "$debug" ;;
 	variant)
 		[[ ${2:-} =~ ^[a-z0-9]+$ ]] || die "usage: kernel.sh variant NAME (config/variants/NAME.diff; NAME in a-z, 0-9)"
 		variant_apply "$2"
-		step "build bench kernel variant $2" build "$TREE" "$BUILD_DIR/bench-$2" -dontcache "$base" ;;
+		step "build bench kernel variant $2" build "$TREE" "$BUILD_DIR/bench-$2" -dontcache "$base" "$bench" ;;
 	*) die "usage: kernel.sh patched|stock|bench-patched|bench-stock|nfsd-half|variant NAME" ;;
 	esac
 }

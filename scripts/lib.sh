@@ -17,6 +17,8 @@ else
 fi
 BUILD_DIR=${BUILD_DIR:-$CACHE_DIR/build}
 ROOTFS=${ROOTFS:-$CACHE_DIR/rootfs}
+# trixie with QEMU 10 only, for the deterministic profile (vmm-root.sh)
+VMM_ROOT=${VMM_ROOT:-$CACHE_DIR/vmm-root}
 OUT=${OUT:-$TOP/out}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
 

@@ -26,6 +26,10 @@
 #              VM_ICOUNT=N: TCG counts guest time in instructions, 2^N ns each (QEMU
 #              -icount shift=N, single-threaded TCG); idle time still passes in real
 #              time (sleep=on), so disk latency stays real. Empty (default): off.
+#              VM_DETERMINISTIC=1: guest time from guest instructions alone: trixie's
+#              QEMU (vmm-root.sh) with -icount shift=${VM_ICOUNT:-0},sleep=off (idle
+#              time jumps to the next guest timer), and the scratch disks in the guest
+#              (null_blk, see nullblk_append), so no host speed enters a guest timing.
 #              VM_SLOWDOWN=N: QEMU gets 1/N of the host's CPU time (a cgroup's CPU
 #              quota), to show that a check holds on a host N times slower.
 # A VM that runs over its budget is killed with its whole process group; the reason
@@ -100,6 +104,31 @@ disk_args() {
 	echo "$opts"
 }
 
+# The deterministic profile's disk model, the same for every kernel: two null_blk
+# disks of VM_DISK_MB each, kept in guest RAM (given on top of VM_MEM), completed by
+# a guest timer 20 us after submission, 1000 MiB/s per disk, 2 queues of 64, 512-byte
+# sectors as QEMU's NVMe has, and a 64 MiB volatile write cache that FLUSH and FUA
+# write through. The guest fills them before it measures (guest/lib.sh).
+NULLBLK_MODEL="nr_devices=2 memory_backed=1 irqmode=2 completion_nsec=20000 mbps=1000 submit_queues=2 hw_queue_depth=64 bs=512 cache_size=64"
+
+nullblk_append() {
+	local p out=""
+	for p in $NULLBLK_MODEL gb=$(((VM_DISK_MB + 1023) / 1024)); do
+		out+=" null_blk.$p"
+	done
+	echo "${out# }"
+}
+
+# vm_mem: the guest's RAM: VM_MEM, plus the null_blk disks in the deterministic profile.
+vm_mem() {
+	local mib
+	[ "${VM_DETERMINISTIC:-0}" = 1 ] || { echo "$VM_MEM"; return 0; }
+	[[ $VM_MEM =~ ^([0-9]+)([MG])$ ]] || die "VM_MEM=$VM_MEM: give it as <N>M or <N>G"
+	mib=${BASH_REMATCH[1]}
+	[ "${BASH_REMATCH[2]}" = M ] || mib=$((mib * 1024))
+	echo "$((mib + 2 * 1024 * ((VM_DISK_MB + 1023) / 1024) + 64))M"
+}
+
 # vm_cgroup: a cgroup with 1/VM_SLOWDOWN of the host's CPU time (v1 or v2 cpu
 # controller), printed as the directory whose cgroup.procs takes a process.
 vm_cgroup() {
@@ -135,7 +164,7 @@ start_vm() {
 	# shellcheck disable=SC2016  # $$ and $1 are the inner shell's
 	setsid sh -c '[ -z "$1" ] || echo $$ > "$1/cgroup.procs"; shift; exec "$@"' sh "$cg" \
 		vng --run "$image" "${extra[@]}" --root "$ROOTFS" --user root --append "noirqdebug${VM_APPEND:+ $VM_APPEND}" \
-		-m "$VM_MEM" -p "$VM_CPUS" --verbose \
+		-m "$(vm_mem)" -p "$VM_CPUS" --verbose \
 		--overlay-rwdir /srv --rodir /srv/src="${VM_SRC:-$TREE}" \
 		--rodir /srv/kbuild="$BUILD_DIR/$kernel" --rodir /srv/harness="$TOP/scripts" \
 		--rwdir /srv/results="$results" --rwdir /srv/ksft="$CACHE_DIR/ksft/$kernel" \
@@ -209,7 +238,7 @@ boot() {
 }
 
 main() {
-	local kernel=$1 script=$2 results=$3 image accel qemu_opts disk_fs rc=0
+	local kernel=$1 script=$2 results=$3 image accel qemu_opts disk qemu=qemu-system-x86_64 rc=0
 	local -a extra=()
 	shift 3
 	image=$BUILD_DIR/$kernel/arch/x86/boot/bzImage
@@ -221,20 +250,32 @@ main() {
 	mkdir -p "$results" "$CACHE_DIR/ksft/$kernel"
 	accel=$(accel_args "$image")
 	[ -z "$accel" ] || extra+=("$accel")
-	qemu_opts=$(disk_args "$results")
-	disk_fs=$(stat -f -c %T "${VM_DISK_DIR:-$(vm_disk_dir "$results")}")
-	if [ -n "${VM_ICOUNT:-}" ]; then
-		[[ $VM_ICOUNT =~ ^([0-9]|10)$ ]] || die "VM_ICOUNT=$VM_ICOUNT is not a shift of 0-10 (ns per instruction = 2^N)"
-		[ -n "$accel" ] || die "VM_ICOUNT needs TCG: use VM_ACCEL=tcg"
-		qemu_opts+=" -icount shift=$VM_ICOUNT,sleep=on"
+	if [ -n "${VM_ICOUNT:-}" ] || [ "${VM_DETERMINISTIC:-0}" = 1 ]; then
+		[[ ${VM_ICOUNT:-0} =~ ^([0-9]|10)$ ]] || die "VM_ICOUNT=$VM_ICOUNT is not a shift of 0-10 (ns per instruction = 2^N)"
+		[ -n "$accel" ] || die "VM_ICOUNT and VM_DETERMINISTIC need TCG: use VM_ACCEL=tcg"
+	fi
+	if [ "${VM_DETERMINISTIC:-0}" = 1 ]; then
+		qemu=$TOP/scripts/qemu-trixie
+		"$qemu" --version >/dev/null || die "trixie's QEMU does not run: run 'make vmm-root'"
+		extra+=(--qemu "$qemu" --force-9p)
+		qemu_opts="-icount shift=${VM_ICOUNT:-0},sleep=off,align=off"
+		VM_APPEND="${VM_APPEND:+$VM_APPEND }$(nullblk_append)"
+		disk="null_blk in guest RAM, 2 x $(((VM_DISK_MB + 1023) / 1024)) GiB: $NULLBLK_MODEL"
+	else
+		qemu_opts=$(disk_args "$results")
+		[ -z "${VM_ICOUNT:-}" ] || qemu_opts+=" -icount shift=$VM_ICOUNT,sleep=on"
+		disk="QEMU NVMe (-device nvme), raw $([ "${VM_PREALLOC:-0}" = 0 ] && echo sparse || echo preallocated)"
+		disk+=" image of $VM_DISK_MB MiB on host $(stat -f -c %T "${VM_DISK_DIR:-$(vm_disk_dir "$results")}")"
+		disk+=", cache=none, aio=threads${VM_LOG_WRITES:+; scratch1 through blklogwrites, its writes and flushes logged}"
+		images_free "${VM_DISK_DIR:-$(vm_disk_dir "$results")}" || exit 1
 	fi
 	# The shape this boot really has, for reports.
-	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","disk":"QEMU NVMe (-device nvme), raw %s image of %s MiB on host %s, cache=none, aio=threads%s","kernel_build":"%s"}\n' \
-		"$VM_MEM" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" "${VM_ICOUNT:-}" \
-		"$([ "${VM_PREALLOC:-0}" = 0 ] && echo sparse || echo preallocated)" "$VM_DISK_MB" "$disk_fs" \
-		"${VM_LOG_WRITES:+; scratch1 through blklogwrites, its writes and flushes logged}" "$kernel" > "$results/vm.json"
+	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","deterministic":%s,"qemu":"%s","disk":"%s","kernel_build":"%s"}\n' \
+		"$(vm_mem)" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" \
+		"${VM_ICOUNT:-$([ "${VM_DETERMINISTIC:-0}" = 1 ] && echo 0)}" \
+		"$([ "${VM_DETERMINISTIC:-0}" = 1 ] && echo true || echo false)" \
+		"$("$qemu" --version | head -n1)" "$disk" "$kernel" > "$results/vm.json"
 
-	images_free "${VM_DISK_DIR:-$(vm_disk_dir "$results")}" || exit 1
 	boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
 	[ -z "${VM_EXPECT_KILL:-}" ] || [ "$rc" -eq 124 ] || return 0

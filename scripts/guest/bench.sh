@@ -2,7 +2,7 @@
 # In the VM: one repetition of a benchmark profile (scripts/bench-profiles.sh) on an
 # xfs scratch filesystem exported over loopback, after measuring the scratch disk's
 # raw O_DIRECT bandwidth and recording what the devices report.
-#   bench.sh short|full|nfsd|noise|variants   one boot of that profile (the host alternates kernels)
+#   bench.sh short|full|nfsd|noise|variants|determ   one boot of that profile (the host alternates kernels)
 #   bench.sh inboot FIRST [BASES]  rounds FIRST.. of an in-boot profile: the series' dontcache
 #                                  policy against BASES' (default stock; see ab_policy)
 #   bench.sh smoke            the suite's dry runs and 10 s per target, for make check
@@ -16,12 +16,18 @@ BENCH=$SRC/tools/testing/nfsd-io-bench/run-benchmarks.sh
 MNT=/mnt
 
 # run NAME TARGET ARGS...: one suite run, results in $OUT/NAME ($OUT: $RESULTS, or
-# one round's directory of an in-boot profile).
+# one round's directory of an in-boot profile). The suite writes to a tmpfs, copied
+# to $OUT after the run: no 9p I/O, whose completions come in host time, while it
+# measures (in the deterministic profile they would move the guest's clock).
 run() {
-	local name=$1 target=$2 dir=${OUT:-$RESULTS} rc=0
+	local name=$1 target=$2 dir=${OUT:-$RESULTS} stage=/run/bench-stage rc=0
 	shift 2
 	echo "== $name: $target $*"
-	part "$name" "$BENCH" -t "$target" -o "$dir/$name" "$@" > "$dir/$name.log" 2>&1 || rc=$?
+	mkdir -p "$stage"
+	mountpoint -q "$stage" || mount -t tmpfs none "$stage"
+	part "$name" "$BENCH" -t "$target" -o "$stage/$name" "$@" > "$stage/$name.log" 2>&1 || rc=$?
+	cp -a "$stage/." "$dir/"
+	rm -rf "${stage:?}/"*
 	echo "$rc" > "$dir/$name.rc"
 }
 
@@ -35,8 +41,11 @@ dry_run() {
 
 # The raw O_DIRECT bandwidth of the second scratch disk: the physical limit.
 limits() {
+	local size
+	size=$(blockdev --getsize64 "$SCRATCH2")
+	[ "$size" -le $((4 << 30)) ] || size=$((4 << 30))
 	fio --name=odirect --filename="$SCRATCH2" --rw=write --bs=1M --direct=1 \
-		--ioengine=io_uring --iodepth=8 --size=4G --runtime="$1" --time_based \
+		--ioengine=io_uring --iodepth=8 --size="$size" --runtime="$1" --time_based \
 		--output-format=json --output="$RESULTS/limits-odirect.json" >/dev/null
 }
 
@@ -49,8 +58,9 @@ disk_info() {
 	{
 		echo "disk,device,model,dma_alignment,logical_block_size,fs,dio_mem_align,dio_offset_align"
 		for dev in "$SCRATCH1" "$SCRATCH2"; do
-			printf '%s,%s,%s,%s,%s,' "$(tr -d ' ' < "/sys/block/${dev#/dev/}/device/serial")" \
-				"${dev#/dev/}" "$(tr -s ' ' < "/sys/block/${dev#/dev/}/device/model" | sed 's/ *$//')" \
+			# null_blk has neither serial nor model: its name stands for both.
+			printf '%s,%s,%s,%s,%s,' "$(tr -d ' ' 2>/dev/null < "/sys/block/${dev#/dev/}/device/serial" || echo "${dev#/dev/}")" \
+				"${dev#/dev/}" "$(tr -s ' ' 2>/dev/null < "/sys/block/${dev#/dev/}/device/model" | sed 's/ *$//' || echo null_blk)" \
 				"$(cat "/sys/block/${dev#/dev/}/queue/dma_alignment")" \
 				"$(cat "/sys/block/${dev#/dev/}/queue/logical_block_size")"
 			if [ "$dev" = "$SCRATCH1" ]; then
@@ -170,8 +180,9 @@ main() {
 		smoke
 		return 0
 	fi
-	profile "${1:-}" || { echo "usage: bench.sh short|full|nfsd|noise|variants|inboot|smoke" >&2; return 2; }
-	pin_tools fio jq
+	profile "${1:-}" || { echo "usage: bench.sh short|full|nfsd|noise|variants|inboot|determ|smoke" >&2; return 2; }
+	# sleep: the suite's meminfo sampler runs it every second during a run.
+	pin_tools fio jq sleep
 	limits "$PROFILE_LIMIT_S"
 	if [ -n "$PROFILE_ROUNDS" ]; then
 		rounds "${2:?in-boot profile: give the number of the first round}" "${3:-stock}"

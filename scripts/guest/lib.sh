@@ -34,8 +34,24 @@ guest_setup() {
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing
 	# Keep the console quiet; save_dmesg keeps the whole log.
 	dmesg -n 1 || true
-	SCRATCH1=$(disk_by_serial scratch1)
-	SCRATCH2=$(disk_by_serial scratch2)
+	if [ "$(cat /sys/module/null_blk/parameters/memory_backed 2>/dev/null)" = Y ]; then
+		# vm.sh VM_DETERMINISTIC=1: the scratch disks are null_blk in guest RAM.
+		SCRATCH1=/dev/nullb0
+		SCRATCH2=/dev/nullb1
+		fill_disk "$SCRATCH1"
+		fill_disk "$SCRATCH2"
+	else
+		SCRATCH1=$(disk_by_serial scratch1)
+		SCRATCH2=$(disk_by_serial scratch2)
+	fi
+}
+
+# fill_disk DEV: write all of a null_blk disk once, so that its memory is allocated
+# before anything is measured and does not grow under the page cache afterwards.
+fill_disk() {
+	local mib
+	mib=$(($(cat "/sys/block/${1#/dev/}/size") / 2048))
+	dd if=/dev/zero of="$1" bs=1M count="$mib" oflag=direct status=none
 }
 
 # pin_tools CMD...: copies of CMD and its libraries on a tmpfs, first in PATH. The
