@@ -10,7 +10,8 @@ committed reps.csv (scripts/report.py, into a temporary copy), and every figure 
 in one of the rebuilt reports of its sources; a run without reps.csv (kselftest logs) is
 searched as committed. Prints one line per problem and exits 1 if there is any.
 
-    check-numbers.py [FILE...]    (default: README.md, config/cover-letter.txt, patches/*.patch)
+    check-numbers.py [FILE...]    (default: README.md, config/cover-letter.txt, patches/*.patch,
+                                   results/*/README.md, where the run itself is a source too)
 """
 
 import glob
@@ -58,9 +59,12 @@ def check(path):
     problems = []
     with open(path) as f:
         text = f.read()
-    runs = []
+    # A run's own README quotes that run wherever it names no other.
+    own = os.path.relpath(path, os.path.join(TOP, "results")).split(os.sep)
+    own = [own[0]] if len(own) == 2 and own[1] == "README.md" else []
+    runs = own
     for para in PARAGRAPH.split(text):
-        runs = sorted(set(RUN.findall(para))) or runs
+        runs = sorted(set(RUN.findall(para)) | set(own)) if RUN.findall(para) else runs
         figures = FIGURE.findall(para)
         if not figures:
             continue
@@ -85,7 +89,8 @@ def check(path):
 def main():
     files = sys.argv[1:] or ([os.path.join(TOP, "README.md"),
                               os.path.join(TOP, "config", "cover-letter.txt")]
-                             + sorted(glob.glob(os.path.join(TOP, "patches", "0*.patch"))))
+                             + sorted(glob.glob(os.path.join(TOP, "patches", "0*.patch")))
+                             + sorted(glob.glob(os.path.join(TOP, "results", "*", "README.md"))))
     problems = [p for f in files for p in check(f)]
     for p in problems:
         print(p)
