@@ -207,8 +207,8 @@ CONF = 0.90
 
 RULE = ("Verdicts: the interval of a row's median is the narrowest pair of order statistics "
         "[x(k), x(n+1−k)] of its values whose coverage (sign test) is at least 90%, else "
-        "[min, max] with the coverage reached (75% for n = 3; fewer than 3 values decide "
-        "nothing). *met*: the interval is wholly "
+        "[min, max] with the coverage reached (75% for n = 3, 87.5% for n = 4), which "
+        "decides nothing: a verdict needs 5 values or more. *met*: the interval is wholly "
         "on the goal's side of the target (P6: inside 0.97–1.03; equality goals: every value "
         "equals the target); *not met*: wholly on the other side; *undecided*: it straddles "
         "the target, and N more pairs would decide if the share q of values on the median's "
@@ -216,10 +216,13 @@ RULE = ("Verdicts: the interval of a row's median is the narrowest pair of order
         "rejects at two-sided 10%. *meet*: how many values meet the target. A row that "
         "compares the kernels (patched / stock of a repetition) has an identical-code "
         "control: the same kernel booted twice in a row, at the turn of two repetitions "
-        "(later / earlier). If 1 + c is the largest factor by which a control ratio differs "
-        "from 1 (a ratio of 0.8 counts as 1.25), such a row is met or not met only when its "
+        "(later / earlier). If 1 + c is the largest factor by which the interval of the "
+        "control ratios (by the same rule; [min, max] while they are few) differs from 1 "
+        "(a ratio of 0.8 counts as 1.25), such a row is met or not met only when its "
         "median also lies beyond target·(1 + c) or target/(1 + c) on its side; else it is "
-        "*undecided (within the identical-code control's ±c)*.")
+        "*undecided (within the identical-code control's ±c)*. A row within 1 ± t (P6) "
+        "is met only if c ≤ t as well, and not met only if its median lies outside "
+        "(1 ± t) widened by 1 + c.")
 
 
 def interval(vals):
@@ -246,9 +249,10 @@ def verdict(vals, op, target, ctl=()):
     if op == "==":
         return "met" if all(v == target for v in vals) else "**not met**"
     n = len(vals)
-    if n < 3:  # [min, max] of 1 or 2 values covers the median with 0% or 50%
-        return "undecided (%d value%s: at least 3 are needed)" % (n, "" if n == 1 else "s")
-    lo, hi, _ = interval(vals)
+    lo, hi, cov = interval(vals)
+    if cov < CONF:  # [min, max] of 4 values covers the median with 87.5%, of 3 with 75%
+        return "undecided (%d value%s: the interval covers %.1f%%, 5 are needed for %.0f%%)" % (
+            n, "" if n == 1 else "s", 100 * cov, 100 * CONF)
     m = median(vals)
     if op == ">=":
         ok, bad, bounds = lo >= target, hi < target, [target]
@@ -259,8 +263,16 @@ def verdict(vals, op, target, ctl=()):
         ok, bad = a <= lo and hi <= b, hi < a or lo > b
         bounds = [t for t, out in ((a, lo < a), (b, hi > b)) if out] if a <= m <= b \
             else [a if m < a else b]
-    band = math.exp(max(abs(math.log(c)) for c in ctl)) if ctl and min(ctl) > 0 else 1
+    # The control's band: the interval of its ratios (their [min, max] until there are
+    # enough of them for a narrower one at the coverage above), as a factor from 1.
+    band = math.exp(max(abs(math.log(c)) for c in interval(ctl)[:2])) if ctl and min(ctl) > 0 else 1
     if (ok or bad) and op in (">=", "<=") and target / band < m < target * band:
+        return "undecided (within the identical-code control's ±%.0f%%)" % (100 * (band - 1))
+    # Within 1 ± t: met only if identical code itself stays within it; not met only
+    # if the median is also beyond the control's band.
+    if ok and op == "±" and band - 1 > target:
+        return "undecided (the identical-code control's ±%.0f%% exceeds ±%g)" % (100 * (band - 1), target)
+    if bad and op == "±" and (1 - target) / band <= m <= (1 + target) * band:
         return "undecided (within the identical-code control's ±%.0f%%)" % (100 * (band - 1))
     if ok or bad:
         return "met" if ok else "**not met**"
