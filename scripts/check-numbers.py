@@ -8,7 +8,11 @@ paragraph before it in the same file that did (a table under the sentence that n
 run, a sub-item under its item). Each such run's reports are rebuilt from its
 committed reps.csv (scripts/report.py, into a temporary copy), and every figure must appear
 in one of the rebuilt reports of its sources; a run without reps.csv (kselftest logs) is
-searched as committed. Prints one line per problem and exits 1 if there is any.
+searched as committed. A figure must also sit where its text puts it: one quoted right
+after a kernel's name ("stock 1.18 [...]", "the series 0 [...]") must be in a cell of
+that kernel's column or of a ratio column, and one whose clause names one goal ("P8's
+p99 ...") in that goal's row, whenever the report holds it in goal rows only. Prints one
+line per problem and exits 1 if there is any.
 
     check-numbers.py [FILE...]    (default: README.md, config/cover-letter.txt, patches/*.patch,
                                    results/*/README.md, where the run itself is a source too)
@@ -55,6 +59,60 @@ def rebuilt(run, cache={}):
     return cache[run]
 
 
+KERNEL_WORD = re.compile(r"patched\s*/\s*stock|stock\s*/\s*patched|\bstock\b|\bpatched\b|\bthe series\b")
+GOAL_WORD = re.compile(r"\bP(\d)\b")
+
+
+def cells(report):
+    """{figure: [(goal or None, column kind)]} of every table cell of REPORT; a column
+    is "stock", "patched" or "other" (ratios, controls, intervals) by its header."""
+    where, header = {}, None
+    for line in report.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        row = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = row
+            continue
+        goal = row[0] if re.fullmatch(r"P\d", row[0]) else None
+        for name, cell in zip(header, row):
+            kind = name.split()[0] if name in ("stock", "patched", "stock MB/s", "patched MB/s") else "other"
+            for fig in FIGURE.findall(cell):
+                where.setdefault("%s [%s-%s]" % fig, []).append((goal, kind))
+    return where
+
+
+# A kernel named right before a figure ("stock 1.18 [...]", "the series 0 [...]",
+# "stock's mode 2 370 [...]"): at most three words between them.
+KERNEL_BEFORE = re.compile(r"(?<![/\w])(stock|patched|the series)(?:'s)?(?![/\w])(?:\s+[^\s\[\]]+){0,3}\s+$")
+
+
+JOINING = {"and", "or", "but", "against", "than", "to", "vs", "versus", "from", "with",
+           "kernel", "kernel's"}
+
+
+def misplaced(para, start, places):
+    """Why the figure at START of PARA is quoted for another kernel or goal than every
+    cell of the report that holds it, or None. Only what the text makes plain is
+    checked: a kernel named right before the figure, and the one goal its clause names."""
+    before = para[:start]
+    m = KERNEL_BEFORE.search(before[-60:])
+    # "on stock and 0.005 [...]", "the patched kernel against 0.859 [...]": the figure
+    # belongs to what comes after the joining word.
+    if m and JOINING & set(m.group(0).split()):
+        m = None
+    kernel = m and {"the series": "patched"}.get(m.group(1), m.group(1))
+    if kernel and all(k not in (kernel, "other") for _, k in places):
+        return "quoted for %s, but the report has it for the other kernel only" % kernel
+    clause = before[max(before.rfind(". "), before.rfind("; "), before.rfind("\n\n"), 0):]
+    goals = set(GOAL_WORD.findall(clause))
+    if len(goals) == 1 and all(g for g, _ in places) and all(g != "P" + min(goals) for g, _ in places):
+        return "quoted under P%s, but the report has it in %s only" % (
+            min(goals), ", ".join(sorted({g for g, _ in places})))
+    return None
+
+
 def check(path):
     problems = []
     with open(path) as f:
@@ -78,11 +136,19 @@ def check(path):
             if rep is None:
                 problems.append("%s...: results/%s does not exist" % (where, r))
         texts = [rep for _, rep in reports if rep]
-        for fig in figures:
-            quoted = "%s [%s-%s]" % fig
+        places = {}
+        for t in texts:
+            for fig, at in cells(t).items():
+                places.setdefault(fig, []).extend(at)
+        for m in FIGURE.finditer(para):
+            quoted = "%s [%s-%s]" % m.groups()
             if texts and not any(quoted in t for t in texts):
                 problems.append("%s...: %s is not in the rebuilt report of %s"
                                 % (where, quoted, ", ".join("results/" + r for r in runs)))
+            elif quoted in places:
+                why = misplaced(norm(para), m.start(), places[quoted])
+                if why:
+                    problems.append("%s...: %s %s" % (where, quoted, why))
     return problems
 
 
