@@ -187,6 +187,42 @@ def control_pairs(boots):
             if r + 1 in seq and seq[r][-1] == seq[r + 1][0]]
 
 
+def first_kernel(boots):
+    """{rep: the kernel that booted first in it} (ok boots only)."""
+    first = {}
+    for b in sorted((b for b in boots if b.get("status") == "ok"), key=lambda b: int(b["boot"])):
+        first.setdefault(int(b["rep"]), b["kernel"])
+    return first
+
+
+def order_effect(d, boots):
+    """Lines of a table: P0's and P6's paired ratios split by the kernel that booted
+    first in the repetition, so that an effect of the order is seen, and how unevenly
+    the repetitions fall on the two orders."""
+    first = first_kernel(boots)
+    if len(set(first.values())) < 2:
+        return []
+    rows = []
+    for what, key in (("1 writer, dontcache", ("local", "seq-write", "uncached", "seq-write")),
+                      ("32 files, dontcache", ("local", "files32-write", "uncached", "files32-write")),
+                      ("NFSD mode 1", ("nfs", "seq-write", "mode1", "seq-write"))) + tuple(
+                          (w, k) for k, w in UNTOUCHED[:2]):
+        ratios = d.ratio_paired(key, "write_mbs")
+        if not ratios:
+            continue
+        rows.append([what] + [spread([v for r, v in ratios.items() if first.get(r) == k])
+                              + " (%d)" % sum(first.get(r) == k for r in ratios)
+                              for k in KERNELS])
+    if not rows:
+        return []
+    return ["## Kernel order", ""] + md_table(
+        ["MB/s, patched / %s (paired)" % KERNELS[0]] + ["%s booted first" % k for k in KERNELS],
+        rows) + ["", "The paired ratios of the repetitions that booted each kernel first "
+                 "(how many in brackets). With an odd number of repetitions one order has "
+                 "one more; a difference between the columns larger than their spreads is "
+                 "an effect of the order, which ABBA only balances when the counts are equal.", ""]
+
+
 def div(a, b):
     """{rep: a / b} of two {rep: value}, for the reps both have (and b is not 0)."""
     return {r: a[r] / b[r] for r in a if b.get(r)}
@@ -690,6 +726,8 @@ def report_one(run_dir, run, rows, boots, controls, base, first, several):
                 % (sum(b["flag"] == "loaded" for b in boots), len(boots)), ""]
     else:
         out += ["Host load was not recorded for this run's boots.", ""]
+    if not vm.get("rounds"):
+        out += order_effect(d, boots)
     missing = ["%s %s %s %s (%s): rep %s" % (key + (k, ",".join(map(str, lost))))
                for key in d.keys for k in KERNELS
                for lost in [[r for r in d.reps if r not in d.v.get((k,) + key, {})]]
