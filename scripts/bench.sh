@@ -62,6 +62,22 @@ wait_host_idle() {
 	[ "$quiet" -ge 10 ]
 }
 
+# sample_load FILE: the host's load1 every 10 s into FILE, until killed or this
+# script ends.
+sample_load() {
+	local load1 _
+	while kill -0 "$$" 2>/dev/null; do
+		read -r load1 _ < /proc/loadavg
+		echo "$load1" >> "$1"
+		sleep 10
+	done
+}
+
+# load_during FILE: the median of the load1 samples in FILE, or - without any.
+load_during() {
+	sort -n "$1" 2>/dev/null | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "-" }'
+}
+
 fmt_min() { printf '%d min' $((($1 + 59) / 60)); }
 
 # new_dir PROFILE: a results directory of its own for every run.
@@ -142,7 +158,7 @@ plan() {
 }
 
 main() {
-	local prof=${1:-short} dir reps rep k rc start secs flag before busy out row
+	local prof=${1:-short} dir reps rep k rc start secs flag before busy out row sampler during
 	local -a args
 	if [ "$prof" = --plan ]; then
 		plan "${2:-short}"
@@ -169,7 +185,7 @@ main() {
 	git -C "$TREE" archive "$WORK_BRANCH" tools/testing/nfsd-io-bench | tar -x -C "$VM_SRC"
 	printf '{"profile":"%s","reps":%d,"rounds":%d,"bases":["%s"]}\n' "$prof" "$reps" \
 		"${PROFILE_ROUNDS:-0}" "${BASES[*]}" | sed 's/ /","/g' > "$dir/bench.json"
-	echo "rep,kernel,boot,seconds,status,load1_before,cpu_psi_before,io_psi_before,load1_after,cpu_psi_after,io_psi_after,busy_before,flag" > "$dir/boots.csv"
+	echo "rep,kernel,boot,seconds,status,load1_before,cpu_psi_before,io_psi_before,load1_after,cpu_psi_after,io_psi_after,busy_before,flag,load1_during" > "$dir/boots.csv"
 	for ((rep = 1; rep <= reps; rep++)); do
 		for k in $(order "$rep"); do
 			flag=""
@@ -187,10 +203,24 @@ main() {
 				out=$dir/raw/boot$rep
 				args+=($(((rep - 1) * PROFILE_ROUNDS + 1)) "$(IFS=,; echo "${BASES[*]}")")
 			fi
+			mkdir -p "$out"
+			sample_load "$out/host-load1.txt" &
+			sampler=$!
 			step "bench $prof, repetition $rep/$reps, $k kernel" \
 				"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$out" "${args[@]}" || rc=$?
+			kill "$sampler" 2>/dev/null || true
+			wait "$sampler" 2>/dev/null || true
 			secs=$(($(date +%s) - start))
-			row="$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)"),$before,$(host_load),$busy,$flag"
+			during=$(load_during "$out/host-load1.txt")
+			# The VM's vCPU threads make a load of about VM_CPUS; more than one
+			# runnable task beyond that, half the boot long, is someone else's load.
+			# report.py leaves such a repetition out of the wall-clock verdicts.
+			if [ "$PROFILE_DETERMINISTIC" = 0 ] && [ "$during" != - ] &&
+			   awk -v l="$during" -v c="${VM_CPUS:-2}" 'BEGIN { exit !(l > c + 1) }'; then
+				flag="${flag:+$flag }loaded-during"
+				warn "rep $rep $k: the host's median load1 during the boot was $during"
+			fi
+			row="$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)"),$before,$(host_load),$busy,$flag,$during"
 			if [ -n "$PROFILE_ROUNDS" ]; then
 				split_rounds "$out" "$row" >> "$dir/boots.csv"
 			else

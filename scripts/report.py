@@ -653,7 +653,12 @@ def report(run_dir):
 def report_one(run_dir, run, rows, boots, controls, base, first, several):
     """One report of base (in the "stock" slot of rows and boots) against patched:
     report.md with the plots for the first base, report-<base>.md for the others.
-    run: (vm, guest, metas) of the whole run; controls: see Data."""
+    run: (vm, guest, metas) of the whole run; controls: see Data.
+    A repetition with a boot that ran beside other host load (bench.sh flags it
+    loaded-during) is left out, its control pairs too."""
+    loaded = sorted({int(b["rep"]) for b in boots if "loaded-during" in (b.get("flag") or "")})
+    rows = [r for r in rows if int(r["rep"]) not in loaded]
+    controls = [c for c in controls if c[1] not in loaded and c[2] not in loaded]
     d = Data(rows, controls)
     vm, guest, metas = run
     outname = "report.md" if first else "report-%s.md" % base
@@ -716,6 +721,11 @@ def report_one(run_dir, run, rows, boots, controls, base, first, several):
             if load else ()) for b in boots])
     out += ["", "Failed boots: " + (", ".join("rep %s %s" % (b["rep"], b["kernel"])
                                               for b in failed) or "none") + ".", ""]
+    if any("load1_during" in b for b in boots):
+        out += ["Repetitions left out of every figure below because a boot of theirs ran "
+                "beside other host load (the median of the host's load1, sampled every 10 s "
+                "during the boot, above the vCPUs + 1: flag `loaded-during`): "
+                + (", ".join(map(str, loaded)) or "none") + ".", ""]
     if load:
         out += ["Host load before → after each boot: the 1-minute load average and the "
                 "share of time some task waited for CPU or IO (PSI some avg60, %%); the "
