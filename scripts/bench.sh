@@ -154,7 +154,8 @@ plan() {
 	[ -d "$TREE/.git" ] || { todo+=(tree); pre=$((pre + COLD_TREE_S)); }
 	log "plan: profile $prof, $reps repetitions x (${KERNELS[*]}), ${#PROFILE_RUNS[@]} suite calls per boot;" \
 		"estimated $(fmt_min "$((pre + total))")$([ "$pre" -eq 0 ] || echo ", of which $(fmt_min "$pre") to build ${todo[*]}")," \
-		"${KERNELS[0]} boot ~$(fmt_min "$(boot_seconds "${KERNELS[0]}" $((${#BASES[@]} + 1)))"), plus 10-60 s before each boot for an idle host"
+		"${KERNELS[0]} boot ~$(fmt_min "$(boot_seconds "${KERNELS[0]}" $((${#BASES[@]} + 1)))")$([ "$PROFILE_DETERMINISTIC" = 1 ] ||
+			echo ", plus 10-60 s before each boot for an idle host")"
 }
 
 main() {
