@@ -79,6 +79,22 @@ debian_uri() {
 		awk '{for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' | head -n1 || true
 }
 
+# debootstrap_new ROOT LOG TARGET PKG...: a minimal Debian trixie with PKG in ROOT.new
+# (removed at exit unless the caller moved it), its output in LOG; on failure, says to
+# rerun 'make TARGET'.
+debootstrap_new() {
+	local root=$1 out=$2 target=$3 uri
+	shift 3
+	command -v debootstrap >/dev/null || die "debootstrap is missing: run 'make deps'"
+	uri=$(debian_uri | head -n1)
+	[ -n "$uri" ] || die "no Debian apt source found to reuse for debootstrap: add one and rerun 'make $target'"
+	rm -rf "$root.new"
+	defer "rm -rf '$root.new'"
+	step "debootstrap trixie into $root.new" debootstrap --variant=minbase \
+		--include="$(IFS=,; echo "$*")" trixie "$root.new" "$uri" > "$out" 2>&1 ||
+		die "debootstrap failed (see $out): check the network and disk space, then rerun 'make $target'"
+}
+
 need_root() {
 	[ "$(id -u)" -eq 0 ] || die "$1 must run as root (try: sudo make ${2:-deps})"
 }

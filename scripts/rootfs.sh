@@ -8,11 +8,6 @@ GUEST_PKGS=(udev systemd-sysv kmod util-linux procps iproute2 psmisc
 	fio liburing-dev libnfs-dev libnfs-utils nfs-kernel-server nfs-common rpcbind
 	xfsprogs e2fsprogs jq build-essential make rsync)
 
-run_debootstrap() {
-	debootstrap --variant=minbase --include="$(IFS=,; echo "${GUEST_PKGS[*]}")" \
-		trixie "$1" "$2" > "$CACHE_DIR/debootstrap.log" 2>&1
-}
-
 # An existing root whose package list changed: install what is new, in place.
 add_packages() {
 	cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf" 2>/dev/null || true
@@ -23,7 +18,7 @@ add_packages() {
 }
 
 main() {
-	local want uri tmp
+	local want tmp
 	need_root "make rootfs" rootfs
 	want=$(printf '%s\n' "${GUEST_PKGS[@]}" | sha256sum | cut -c1-16)
 	if [ -f "$ROOTFS/.harness-rootfs" ] && [ "$(cat "$ROOTFS/.harness-rootfs")" = "$want" ]; then
@@ -36,14 +31,8 @@ main() {
 		echo "$want" > "$ROOTFS/.harness-rootfs"
 		return 0
 	fi
-	command -v debootstrap >/dev/null || die "debootstrap is missing: run 'make deps'"
-	uri=$(debian_uri | head -n1)
-	[ -n "$uri" ] || die "no Debian apt source found to reuse for debootstrap: add one and rerun 'make rootfs'"
+	debootstrap_new "$ROOTFS" "$CACHE_DIR/debootstrap.log" rootfs "${GUEST_PKGS[@]}"
 	tmp=$ROOTFS.new
-	rm -rf "$tmp"
-	defer "rm -rf '$tmp'"
-	step "debootstrap trixie" run_debootstrap "$tmp" "$uri" ||
-		die "debootstrap failed (see $CACHE_DIR/debootstrap.log): check the network and disk space, then rerun 'make rootfs'"
 	chroot "$tmp" fio --version | awk -F- '{split($2, v, "."); if (v[1] < 3 || (v[1] == 3 && v[2] < 39)) exit 1}' ||
 		die "the guest's fio is older than 3.39 (its uncached option sets the wrong bit): check the trixie source"
 	# Guest services are started by the tests themselves, never at boot.

@@ -10,23 +10,15 @@ set -euo pipefail
 VMM_PKGS=(qemu-system-x86)
 
 main() {
-	local want uri tmp
+	local want tmp
 	need_root "make vmm-root" vmm-root
 	want=$(printf '%s\n' "${VMM_PKGS[@]}" | sha256sum | cut -c1-16)
 	if [ "$(cat "$VMM_ROOT/.harness-vmm" 2>/dev/null)" = "$want" ]; then
 		log "vmm-root: $VMM_ROOT is up to date"
 		return 0
 	fi
-	command -v debootstrap >/dev/null || die "debootstrap is missing: run 'make deps'"
-	uri=$(debian_uri | head -n1)
-	[ -n "$uri" ] || die "no Debian apt source found to reuse for debootstrap: add one and rerun 'make vmm-root'"
+	debootstrap_new "$VMM_ROOT" "$CACHE_DIR/debootstrap-vmm.log" vmm-root "${VMM_PKGS[@]}"
 	tmp=$VMM_ROOT.new
-	rm -rf "$tmp"
-	defer "rm -rf '$tmp'"
-	step "debootstrap trixie with QEMU" debootstrap --variant=minbase \
-		--include="$(IFS=,; echo "${VMM_PKGS[*]}")" trixie "$tmp" "$uri" \
-		> "$CACHE_DIR/debootstrap-vmm.log" 2>&1 ||
-		die "debootstrap failed (see $CACHE_DIR/debootstrap-vmm.log): check the network and disk space, then rerun 'make vmm-root'"
 	rm -rf "$tmp/var/cache/apt/archives/"*.deb
 	echo "$want" > "$tmp/.harness-vmm"
 	rm -rf "$VMM_ROOT"
