@@ -91,6 +91,12 @@ build() {
 	[ -d "$src/.git" ] || [ -f "$src/.git" ] || die "no kernel tree at $src: run 'make tree'"
 	df -Pk "$CACHE_DIR" | awk 'NR==2 && $4 < 4*1024*1024 {exit 1}' ||
 		die "less than 4 GiB free under $CACHE_DIR: free some space or set CACHE_DIR to a bigger disk"
+	# A build directory made from another source tree (a worktree of its own) keeps
+	# that tree's paths in its dependency files: start it afresh (ccache refills it).
+	if [ -L "$obj/source" ] && [ "$(readlink -f "$obj/source")" != "$(readlink -f "$src")" ]; then
+		log "$obj was built from $(readlink -f "$obj/source"): removing it"
+		rm -rf "$obj"
+	fi
 	configure "$@"
 	# step runs this in an || list, where set -e does not stop a function.
 	kmake "$src" "$obj" bzImage || die "the kernel in $obj did not build (see above)"
