@@ -111,9 +111,12 @@ disk_args() {
 # write through. The guest fills them before it measures (guest/lib.sh).
 NULLBLK_MODEL="nr_devices=2 memory_backed=1 irqmode=2 completion_nsec=20000 mbps=1000 submit_queues=2 hw_queue_depth=64 bs=512 cache_size=64"
 
+# nullblk_gib: the size of each null_blk disk, VM_DISK_MB rounded up to GiB.
+nullblk_gib() { echo $(((VM_DISK_MB + 1023) / 1024)); }
+
 nullblk_append() {
 	local p out=""
-	for p in $NULLBLK_MODEL gb=$(((VM_DISK_MB + 1023) / 1024)); do
+	for p in $NULLBLK_MODEL gb=$(nullblk_gib); do
 		out+=" null_blk.$p"
 	done
 	echo "${out# }"
@@ -126,7 +129,7 @@ vm_mem() {
 	[[ $VM_MEM =~ ^([0-9]+)([MG])$ ]] || die "VM_MEM=$VM_MEM: give it as <N>M or <N>G"
 	mib=${BASH_REMATCH[1]}
 	[ "${BASH_REMATCH[2]}" = M ] || mib=$((mib * 1024))
-	echo "$((mib + 2 * 1024 * ((VM_DISK_MB + 1023) / 1024) + 64))M"
+	echo "$((mib + 2 * 1024 * $(nullblk_gib) + 64))M"
 }
 
 # vm_cgroup: a cgroup with 1/VM_SLOWDOWN of the host's CPU time (v1 or v2 cpu
@@ -238,7 +241,7 @@ boot() {
 }
 
 main() {
-	local kernel=$1 script=$2 results=$3 image accel qemu_opts disk qemu=qemu-system-x86_64 rc=0
+	local kernel=$1 script=$2 results=$3 image accel qemu_opts disk dir qemu version rc=0
 	local -a extra=()
 	shift 3
 	image=$BUILD_DIR/$kernel/arch/x86/boot/bzImage
@@ -256,25 +259,27 @@ main() {
 	fi
 	if [ "${VM_DETERMINISTIC:-0}" = 1 ]; then
 		qemu=$TOP/scripts/qemu-trixie
-		"$qemu" --version >/dev/null || die "trixie's QEMU does not run: run 'make vmm-root'"
+		version=$("$qemu" --version | head -n1) || die "trixie's QEMU does not run: run 'make vmm-root'"
 		extra+=(--qemu "$qemu" --force-9p)
 		qemu_opts="-icount shift=${VM_ICOUNT:-0},sleep=off,align=off"
 		VM_APPEND="${VM_APPEND:+$VM_APPEND }$(nullblk_append)"
-		disk="null_blk in guest RAM, 2 x $(((VM_DISK_MB + 1023) / 1024)) GiB: $NULLBLK_MODEL"
+		disk="null_blk in guest RAM, 2 x $(nullblk_gib) GiB: $NULLBLK_MODEL"
 	else
 		qemu_opts=$(disk_args "$results")
 		[ -z "${VM_ICOUNT:-}" ] || qemu_opts+=" -icount shift=$VM_ICOUNT,sleep=on"
 		disk="QEMU NVMe (-device nvme), raw $([ "${VM_PREALLOC:-0}" = 0 ] && echo sparse || echo preallocated)"
-		disk+=" image of $VM_DISK_MB MiB on host $(stat -f -c %T "${VM_DISK_DIR:-$(vm_disk_dir "$results")}")"
+		dir=${VM_DISK_DIR:-$(vm_disk_dir "$results")}
+		disk+=" image of $VM_DISK_MB MiB on host $(stat -f -c %T "$dir")"
 		disk+=", cache=none, aio=threads${VM_LOG_WRITES:+; scratch1 through blklogwrites, its writes and flushes logged}"
-		images_free "${VM_DISK_DIR:-$(vm_disk_dir "$results")}" || exit 1
+		images_free "$dir" || exit 1
+		version=$(qemu-system-x86_64 --version | head -n1)
 	fi
 	# The shape this boot really has, for reports.
 	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","deterministic":%s,"qemu":"%s","disk":"%s","kernel_build":"%s"}\n' \
 		"$(vm_mem)" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" \
 		"${VM_ICOUNT:-$([ "${VM_DETERMINISTIC:-0}" = 1 ] && echo 0)}" \
 		"$([ "${VM_DETERMINISTIC:-0}" = 1 ] && echo true || echo false)" \
-		"$("$qemu" --version | head -n1)" "$disk" "$kernel" > "$results/vm.json"
+		"$version" "$disk" "$kernel" > "$results/vm.json"
 
 	boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
