@@ -114,6 +114,13 @@ NULLBLK_MODEL="nr_devices=2 memory_backed=1 irqmode=2 completion_nsec=20000 mbps
 # nullblk_gib: the size of each null_blk disk, VM_DISK_MB rounded up to GiB.
 nullblk_gib() { echo $(((VM_DISK_MB + 1023) / 1024)); }
 
+# disk_ram_mib: the guest RAM the null_blk disks take (both, and 64 MiB for their
+# caches), which the page cache cannot use; 0 outside the deterministic profile.
+disk_ram_mib() {
+	[ "${VM_DETERMINISTIC:-0}" = 1 ] || { echo 0; return 0; }
+	echo $((2 * 1024 * $(nullblk_gib) + 64))
+}
+
 nullblk_append() {
 	local p out=""
 	for p in $NULLBLK_MODEL gb=$(nullblk_gib); do
@@ -129,7 +136,7 @@ vm_mem() {
 	[[ $VM_MEM =~ ^([0-9]+)([MG])$ ]] || die "VM_MEM=$VM_MEM: give it as <N>M or <N>G"
 	mib=${BASH_REMATCH[1]}
 	[ "${BASH_REMATCH[2]}" = M ] || mib=$((mib * 1024))
-	echo "$((mib + 2 * 1024 * $(nullblk_gib) + 64))M"
+	echo "$((mib + $(disk_ram_mib)))M"
 }
 
 # vm_cgroup: a cgroup with 1/VM_SLOWDOWN of the host's CPU time (v1 or v2 cpu
@@ -275,11 +282,11 @@ main() {
 		version=$(qemu-system-x86_64 --version | head -n1)
 	fi
 	# The shape this boot really has, for reports.
-	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","deterministic":%s,"qemu":"%s","disk":"%s","kernel_build":"%s"}\n' \
+	printf '{"mem":"%s","cpus":%s,"accel":"%s","icount":"%s","deterministic":%s,"qemu":"%s","disk":"%s","disk_ram_mib":%s,"kernel_build":"%s"}\n' \
 		"$(vm_mem)" "$VM_CPUS" "$([ -n "$accel" ] && echo tcg || echo kvm)" \
 		"${VM_ICOUNT:-$([ "${VM_DETERMINISTIC:-0}" = 1 ] && echo 0)}" \
 		"$([ "${VM_DETERMINISTIC:-0}" = 1 ] && echo true || echo false)" \
-		"$version" "$disk" "$kernel" > "$results/vm.json"
+		"$version" "$disk" "$(disk_ram_mib)" "$kernel" > "$results/vm.json"
 
 	boot "$image" "$results" "$qemu_opts" "$script" "$@" || rc=$?
 	# A VM that the caller powers off (check-crash.sh) ends however it ends.
