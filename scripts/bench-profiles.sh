@@ -114,8 +114,9 @@ profile() {
 		;;
 	determ)
 		# The deterministic profile (issue 34): P0's three rows (one writer, 32
-		# files, NFSD mode 1) and the buffered write no patch touches, timed by
-		# the guest's instruction count on a disk the guest times. The guest
+		# files, NFSD mode 1), P2 (32 files, dontcache / buffered) and the
+		# buffered write no patch touches, timed by the guest's instruction
+		# count on a disk the guest times. The guest
 		# has 1 GiB besides the null_blk disks, so the data sets are given: 2
 		# GiB, twice what the page cache can hold (the suite's default, twice
 		# MemTotal, would count the disks' RAM).
@@ -126,7 +127,7 @@ profile() {
 		PROFILE_LIMIT_S=5
 		PROFILE_RUNS=(
 			"local|seq-write|buffered,uncached|10|2G"
-			"local|files32-write|uncached|10|2G"
+			"local|files32-write|buffered,uncached|10|2G"
 			"nfs|seq-write|1|10|1G"
 		)
 		;;
