@@ -59,7 +59,7 @@ bench: plan-full kernel-bench rootfs ## the full matrix, stock and patched inter
 vmm-root: deps ## debootstrap a second trixie root holding QEMU 10, for the deterministic profile (cached)
 	@$(S)/vmm-root.sh
 
-bench-determ: kernel-bench rootfs vmm-root ## the deterministic profile: guest time in guest instructions, null_blk disks (BENCH_BASE=same: identical code)
+bench-determ: kernel-bench rootfs vmm-root ## the deterministic profile, stock vs patched, 5 repetitions: guest time in guest instructions, null_blk disks; decides P0, P2, P6 (BENCH_BASE=same: identical code)
 	@$(S)/bench.sh determ
 
 demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs

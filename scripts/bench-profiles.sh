@@ -119,10 +119,12 @@ profile() {
 		# count on a disk the guest times. The guest
 		# has 1 GiB besides the null_blk disks, so the data sets are given: 2
 		# GiB, twice what the page cache can hold (the suite's default, twice
-		# MemTotal, would count the disks' RAM).
-		PROFILE_REPS=2
+		# MemTotal, would count the disks' RAM). 5 repetitions, the fewest
+		# the verdict rule decides from: 10 boots of 366-431 s, 67 min on a quiet host
+		# (results/2026-12-05-1846-determ).
+		PROFILE_REPS=5
 		PROFILE_DETERMINISTIC=1
-		PROFILE_SLOWDOWN=4
+		PROFILE_SLOWDOWN=3
 		PROFILE_DISK_MB=3072
 		PROFILE_LIMIT_S=5
 		PROFILE_RUNS=(
