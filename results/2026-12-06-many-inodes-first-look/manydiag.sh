@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# In the VM: one dontcache stream beside many small dirty files (issue 33's scan cost).
+#   manydiag.sh NFILES STREAM_MIB   needs mkfiles.c and streamer.c in the results directory
+set -euo pipefail
+# shellcheck source=scripts/guest/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# kworker_ticks: user + system clock ticks of every kworker thread.
+kworker_ticks() {
+	local p c s=0 f
+	for p in /proc/[0-9]*; do
+		read -r c < "$p/comm" 2>/dev/null || continue
+		case $c in kworker*) ;; *) continue ;; esac
+		read -r f < "$p/stat" 2>/dev/null || continue
+		f=${f##*) }
+		read -r -a a <<< "$f"
+		s=$((s + a[11] + a[12]))
+	done
+	echo "$s"
+}
+
+main() {
+	local n=$1 mib=$2 mnt=/tmp/t t0 t1 k0 k1
+	exec 2> "$RESULTS/manydiag.err"
+	guest_setup
+	trap save_dmesg EXIT
+	gcc -O2 -o /tmp/streamer "$RESULTS/streamer.c"
+	gcc -O2 -o /tmp/mkfiles "$RESULTS/mkfiles.c"
+	mkdir -p $mnt
+	mkfs.xfs -q -f "$SCRATCH1"
+	mount "$SCRATCH1" $mnt
+	# Keep the small files dirty: no periodic writeback, thresholds far above them.
+	sysctl -q vm.dirty_writeback_centisecs=0 vm.dirty_expire_centisecs=360000 \
+		vm.dirty_bytes=$((1200 << 20)) vm.dirty_background_bytes=$((1000 << 20))
+	mkdir $mnt/small
+	/tmp/mkfiles $mnt/small "$n"
+	grep -E '^(Dirty|Writeback):' /proc/meminfo > "$RESULTS/meminfo-before.txt"
+	rm -f /tmp/stop
+	k0=$(kworker_ticks)
+	t0=$EPOCHREALTIME
+	/tmp/streamer $mnt/stream /tmp/stop "$mib" > "$RESULTS/stream.txt"
+	t1=$EPOCHREALTIME
+	k1=$(kworker_ticks)
+	grep -E '^(Dirty|Writeback):' /proc/meminfo > "$RESULTS/meminfo-after.txt"
+	awk -v n="$n" -v m="$mib" -v t0="$t0" -v t1="$t1" -v k="$((k1 - k0))" \
+		-v hz="$(getconf CLK_TCK)" 'BEGIN {
+		printf "files %d, stream %d MiB in %.2f s: %.1f MB/s; kworker CPU %.2f s\n",
+			n, m, t1 - t0, m * 1.048576 / (t1 - t0), k / hz }' > "$RESULTS/summary.txt"
+}
+main "$@"
