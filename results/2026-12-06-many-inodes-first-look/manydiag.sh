@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # In the VM: one dontcache stream beside many small dirty files (issue 33's scan cost).
-#   manydiag.sh NFILES STREAM_MIB   needs mkfiles.c and streamer.c in the results directory
+#   manydiag.sh NFILES STREAM_MIB   needs mkfiles.c and streamer.c
+#   (results/2026-12-06-sync-same-config) in the results directory
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
