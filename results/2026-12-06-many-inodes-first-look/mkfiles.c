@@ -15,7 +15,7 @@ int main(int argc, char **argv)
 		int fd;
 
 		snprintf(path, sizeof(path), "%s/f%06ld", argv[1], i);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 		if (fd < 0 || write(fd, page, sizeof(page)) != sizeof(page))
 			return perror(path), 1;
 		close(fd);
