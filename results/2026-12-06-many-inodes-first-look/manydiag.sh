@@ -8,7 +8,7 @@ set -euo pipefail
 
 # kworker_ticks: user + system clock ticks of every kworker thread.
 kworker_ticks() {
-	local p c s=0 f
+	local p c s=0 f a
 	for p in /proc/[0-9]*; do
 		read -r c < "$p/comm" 2>/dev/null || continue
 		case $c in kworker*) ;; *) continue ;; esac
