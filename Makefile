@@ -8,7 +8,7 @@ S := scripts
 export MAKE_START := $(shell date +%s)
 export STEP_LOG := $(CURDIR)/out/steps/$(MAKE_START).txt
 
-.PHONY: all plan-short plan-full help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench bench-determ vmm-root demo clean-out
+.PHONY: all plan-short plan-full help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench bench-determ bench-determ-mixed bench-determ-submit vmm-root demo clean-out
 
 all: plan-short kernel-bench rootfs ## the main job: short interleaved stock vs patched benchmark, results/<date-time>-short/report.md
 	@$(S)/bench.sh short
@@ -61,6 +61,13 @@ vmm-root: deps ## debootstrap a second trixie root holding QEMU 10, for the dete
 
 bench-determ: kernel-bench rootfs vmm-root ## the deterministic profile, stock vs patched, 5 repetitions: guest time in guest instructions, null_blk disks; decides P0, P2, P6 (BENCH_BASE=same: identical code)
 	@$(S)/bench.sh determ
+
+bench-determ-mixed: kernel-bench rootfs vmm-root ## the deterministic profile's second half, stock vs patched, 5 repetitions: a buffered writer and random readers beside a dontcache writer; decides P3, P8
+	@$(S)/bench.sh determ-mixed
+
+bench-determ-submit: kernel-bench rootfs vmm-root ## the deterministic profile, the series against itself with writers that never submit (patches 4-7 off: config/variants/scoped.diff), 5 repetitions
+	@$(S)/kernel.sh variant scoped
+	@BENCH_BASE=scoped $(S)/bench.sh determ-submit
 
 demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs
 	@$(S)/demo.sh

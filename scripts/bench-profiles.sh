@@ -133,6 +133,42 @@ profile() {
 			"nfs|seq-write|1|10|1G"
 		)
 		;;
+	determ-mixed)
+		# The deterministic profile's second half: the goals with two workloads
+		# in one run, P3 (a buffered writer beside a dontcache writer / alone)
+		# and P8 (random readers beside a dontcache writer / alone). Same VM
+		# and disks as determ; the writers' data sets are half the given 2 GiB,
+		# the readers' file an eighth. 5 repetitions.
+		PROFILE_REPS=5
+		PROFILE_DETERMINISTIC=1
+		PROFILE_SLOWDOWN=3
+		PROFILE_DISK_MB=3072
+		PROFILE_LIMIT_S=5
+		PROFILE_RUNS=(
+			"local|solo-writer,competing-writers|buffered|10|2G"
+			"local|readers-alone,readers-beside-writer|buffered|10|2G"
+		)
+		;;
+	determ-submit)
+		# What writer submission (patches 4-7) adds to patch 2's scoped pass:
+		# run with BENCH_BASE=scoped, the series whose writers never submit
+		# (config/variants/scoped.diff: every dontcache write kicks the
+		# flusher, as with patch 2 alone). P0's local rows, a buffered and a
+		# dontcache writer side by side, readers beside a dontcache writer;
+		# the buffered write no patch touches as the noise. Same VM and disks
+		# as determ, 5 repetitions.
+		PROFILE_REPS=5
+		PROFILE_DETERMINISTIC=1
+		PROFILE_SLOWDOWN=3
+		PROFILE_DISK_MB=3072
+		PROFILE_LIMIT_S=5
+		PROFILE_RUNS=(
+			"local|seq-write|buffered,uncached|10|2G"
+			"local|files32-write|uncached|10|2G"
+			"local|competing-writers|buffered|10|2G"
+			"local|readers-alone,readers-beside-writer|buffered|10|2G"
+		)
+		;;
 	*) return 1 ;;
 	esac
 }
