@@ -169,6 +169,21 @@ profile() {
 			"local|readers-alone,readers-beside-writer|buffered|10|2G"
 		)
 		;;
+	determ-writers)
+		# determ-submit's writers without its readers (about 60 min instead of
+		# 80), for a variant of the writer side against the series:
+		# BENCH_BASE=NAME after scripts/kernel.sh variant NAME.
+		PROFILE_REPS=5
+		PROFILE_DETERMINISTIC=1
+		PROFILE_SLOWDOWN=3
+		PROFILE_DISK_MB=3072
+		PROFILE_LIMIT_S=5
+		PROFILE_RUNS=(
+			"local|seq-write|buffered,uncached|10|2G"
+			"local|files32-write|uncached|10|2G"
+			"local|competing-writers|buffered|10|2G"
+		)
+		;;
 	*) return 1 ;;
 	esac
 }
