@@ -19,6 +19,16 @@
 #                    are dropped on a kernel whose io_cache_write refuses them (stock),
 #                    and so are modes N+FLOOR (export floors need the series too).
 
+# determ_vm: the deterministic profiles' VM (issue 34): guest time counted in
+# guest instructions, null_blk disks of 3 GiB in guest RAM, 5 repetitions.
+determ_vm() {
+	PROFILE_REPS=5
+	PROFILE_DETERMINISTIC=1
+	PROFILE_SLOWDOWN=3
+	PROFILE_DISK_MB=3072
+	PROFILE_LIMIT_S=5
+}
+
 profile() {
 	PROFILE_MEM=1G
 	PROFILE_DISK_MB=8192
@@ -122,11 +132,7 @@ profile() {
 		# MemTotal, would count the disks' RAM). 5 repetitions, the fewest
 		# the verdict rule decides from: 10 boots of 366-431 s, 67 min on a quiet host
 		# (results/2026-12-05-1846-determ).
-		PROFILE_REPS=5
-		PROFILE_DETERMINISTIC=1
-		PROFILE_SLOWDOWN=3
-		PROFILE_DISK_MB=3072
-		PROFILE_LIMIT_S=5
+		determ_vm
 		PROFILE_RUNS=(
 			"local|seq-write|buffered,uncached|10|2G"
 			"local|files32-write|buffered,uncached|10|2G"
@@ -139,50 +145,31 @@ profile() {
 		# and P8 (random readers beside a dontcache writer / alone). Same VM
 		# and disks as determ; the writers' data sets are half the given 2 GiB,
 		# the readers' file an eighth. 5 repetitions.
-		PROFILE_REPS=5
-		PROFILE_DETERMINISTIC=1
-		PROFILE_SLOWDOWN=3
-		PROFILE_DISK_MB=3072
-		PROFILE_LIMIT_S=5
+		determ_vm
 		PROFILE_RUNS=(
 			"local|solo-writer,competing-writers|buffered|10|2G"
 			"local|readers-alone,readers-beside-writer|buffered|10|2G"
 		)
 		;;
-	determ-submit)
+	determ-submit|determ-writers)
 		# What writer submission (patches 4-7) adds to patch 2's scoped pass:
 		# run with BENCH_BASE=scoped, the series whose writers never submit
 		# (config/variants/scoped.diff: every dontcache write kicks the
 		# flusher, as with patch 2 alone). P0's local rows, a buffered and a
 		# dontcache writer side by side, readers beside a dontcache writer;
 		# the buffered write no patch touches as the noise. Same VM and disks
-		# as determ, 5 repetitions.
-		PROFILE_REPS=5
-		PROFILE_DETERMINISTIC=1
-		PROFILE_SLOWDOWN=3
-		PROFILE_DISK_MB=3072
-		PROFILE_LIMIT_S=5
-		PROFILE_RUNS=(
-			"local|seq-write|buffered,uncached|10|2G"
-			"local|files32-write|uncached|10|2G"
-			"local|competing-writers|buffered|10|2G"
-			"local|readers-alone,readers-beside-writer|buffered|10|2G"
-		)
-		;;
-	determ-writers)
-		# determ-submit's writers without its readers (about 60 min instead of
-		# 80), for a variant of the writer side against the series:
-		# BENCH_BASE=NAME after scripts/kernel.sh variant NAME.
-		PROFILE_REPS=5
-		PROFILE_DETERMINISTIC=1
-		PROFILE_SLOWDOWN=3
-		PROFILE_DISK_MB=3072
-		PROFILE_LIMIT_S=5
+		# as determ, 5 repetitions. determ-writers leaves the readers out
+		# (about 60 min instead of 80), for another variant of the writer
+		# side against the series: BENCH_BASE=NAME after
+		# scripts/kernel.sh variant NAME.
+		determ_vm
 		PROFILE_RUNS=(
 			"local|seq-write|buffered,uncached|10|2G"
 			"local|files32-write|uncached|10|2G"
 			"local|competing-writers|buffered|10|2G"
 		)
+		[ "$1" = determ-writers ] ||
+			PROFILE_RUNS+=("local|readers-alone,readers-beside-writer|buffered|10|2G")
 		;;
 	*) return 1 ;;
 	esac
