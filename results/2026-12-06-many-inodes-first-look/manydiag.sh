@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # In the VM: one dontcache stream beside many small dirty files (issue 33's scan cost).
-#   manydiag.sh NFILES STREAM_MIB   needs mkfiles.c and streamer.c
+#   manydiag.sh NFILES STREAM_MIB [FS]   FS xfs (default) or ext4; needs mkfiles.c and streamer.c
 #   (results/2026-12-06-sync-same-config) in the results directory
 set -euo pipefail
 # shellcheck source=scripts/guest/lib.sh
@@ -21,22 +21,30 @@ kworker_ticks() {
 }
 
 main() {
-	local n=$1 mib=$2 mnt=/tmp/t t0 t1 k0 k1
+	local n=$1 mib=$2 mnt=/tmp/t t0 t1 k0 k1 dev
 	exec 2> "$RESULTS/manydiag.err"
 	guest_setup
 	trap save_dmesg EXIT
 	gcc -O2 -o /tmp/streamer "$RESULTS/streamer.c"
 	gcc -O2 -o /tmp/mkfiles "$RESULTS/mkfiles.c"
 	mkdir -p $mnt
-	mkfs.xfs -q -f "$SCRATCH1"
-	mount "$SCRATCH1" $mnt
+	# FS ext4 uses the second scratch disk (xfs flushes every dirty inode on ENOSPC:
+	# who-writes/ in the README).
+	if [ "${3:-xfs}" = ext4 ]; then
+		dev=$SCRATCH2
+		mkfs.ext4 -q -F "$dev"
+	else
+		dev=$SCRATCH1
+		mkfs.xfs -q -f "$dev"
+	fi
+	mount "$dev" $mnt
 	# Keep the small files dirty: no periodic writeback, thresholds far above them.
 	sysctl -q vm.dirty_writeback_centisecs=0 vm.dirty_expire_centisecs=360000 \
 		vm.dirty_bytes=$((1200 << 20)) vm.dirty_background_bytes=$((1000 << 20))
 	# A new disk's wb has written nothing yet, so its share of the background
 	# threshold is tiny and the flusher's background check writes the small files
 	# back: give it a fixed share (MIN_RATIO=0 leaves the default).
-	echo "${MIN_RATIO:-90}" > "/sys/block/${SCRATCH1#/dev/}/bdi/min_ratio"
+	echo "${MIN_RATIO:-90}" > "/sys/block/${dev#/dev/}/bdi/min_ratio"
 	mkdir $mnt/small
 	/tmp/mkfiles $mnt/small "$n"
 	grep -E '^(Dirty|Writeback):' /proc/meminfo > "$RESULTS/meminfo-before.txt"
