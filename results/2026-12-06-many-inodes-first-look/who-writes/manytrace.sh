@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# TEMPORARY (not committed): which writeback writes the many small files back.
+# In the VM: which writeback writes 100000 small dirty files back while they are created,
+# on xfs, then on ext4 (needs mkfiles.c in the results directory).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,7 +20,8 @@ one_fs() {
 		grep -E '^(Dirty|Writeback):' /proc/meminfo
 		grep -E '^nr_dirty|nr_dirty_threshold|nr_dirty_background' /proc/vmstat
 		echo "writeback_start reasons:"
-		grep -o 'writeback_start: .*reason=[a-z_]*' $T/trace | grep -o 'reason=[a-z_]*' | sort | uniq -c
+		{ grep -o 'writeback_start: .*reason=[a-z_]*' $T/trace || true; } |
+			grep -o 'reason=[a-z_]*' | sort | uniq -c || echo "      0 (none)"
 		echo "wake_background: $(grep -c writeback_wake_background $T/trace)"
 		echo "first starts:"
 		grep 'writeback_start:' $T/trace | head -5
