@@ -103,10 +103,12 @@ boot_verdict() {
 	fi
 }
 
-# The mm tests that the scoped-pass patch must pass on its own (Jan Kara's case and
-# the stale mark), run on the series cut after that patch; v7.3.4 fails both
-# (results/2026-12-05-scoped-alone). CHECK_SCOPED=0 leaves the boot out.
-SCOPED_TESTS="dontcache_writer_leaves_unrelated_dirty_file_alone fsynced_dontcache_file_keeps_plain_dirty_data_during_other_stream"
+# The mm tests that the scoped-pass patch must pass on its own, run on the series cut
+# after that patch: Jan Kara's case and the stale mark, which v7.3.4 fails
+# (results/2026-12-05-scoped-alone), and the pass that must not spin on a page
+# redirtied under writeback (results/2026-12-07-flusher-spin). CHECK_SCOPED=0 leaves
+# the boot out.
+SCOPED_TESTS="dontcache_writer_leaves_unrelated_dirty_file_alone fsynced_dontcache_file_keeps_plain_dirty_data_during_other_stream page_redirtied_under_writeback_does_not_spin_the_flusher"
 
 # scoped: boot build/scoped (check-build.sh keeps it), judge SCOPED_TESTS there, and
 # the boot as the others are (timeout, exit, dmesg).

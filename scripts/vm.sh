@@ -101,8 +101,15 @@ disk_args() {
 		opts+=" -drive file=$dir/$name.img,if=none,id=$name,format=raw,cache=none,aio=threads"
 		opts+=" -device nvme,drive=$name,serial=$name"
 	done
+	# A slow disk for the kselftest of a page redirtied under writeback: QEMU lets
+	# through $SLOW_DISK_IOPS writes a second, so each one takes tens of milliseconds.
+	rm -f "$dir/slow.img"
+	truncate -s 256M "$dir/slow.img"
+	opts+=" -drive file=$dir/slow.img,if=none,id=slow,format=raw,cache=none,aio=threads"
+	opts+=",throttling.iops-write=$SLOW_DISK_IOPS -device nvme,drive=slow,serial=slow"
 	echo "$opts"
 }
+SLOW_DISK_IOPS=20
 
 # The deterministic profile's disk model, the same for every kernel: two null_blk
 # disks of VM_DISK_MB each, kept in guest RAM (given on top of VM_MEM), completed by

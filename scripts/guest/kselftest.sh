@@ -26,6 +26,7 @@ main() {
 	trap save_dmesg EXIT
 	uname -r > "$RESULTS/uname.txt"
 	export DONTCACHE_XFS_DEV=$SCRATCH1 DONTCACHE_EXT4_DEV=$SCRATCH2
+	[ -z "${SLOW_DISK:-}" ] || export DONTCACHE_SLOW_DEV=$SLOW_DISK
 	export NFSD_XFS_DEV=$SCRATCH1 NFSD_EXT4_DEV=$SCRATCH2
 	# As 'make kselftest-install' does; the build directory is kept between boots,
 	# the installed tests are not: a target that fails to build must not leave

@@ -8,7 +8,7 @@ SRC=/srv/src
 KBUILD=/srv/kbuild
 
 # disk_by_serial SERIAL: the NVMe namespace whose controller has SERIAL (vm.sh names
-# the scratch disks scratch1 and scratch2; probe order is not guaranteed).
+# the scratch disks scratch1 and scratch2, and a slow one; probe order is not guaranteed).
 disk_by_serial() {
 	local ns
 	for ns in /sys/block/nvme*n1; do
@@ -43,6 +43,7 @@ guest_setup() {
 	else
 		SCRATCH1=$(disk_by_serial scratch1)
 		SCRATCH2=$(disk_by_serial scratch2)
+		SLOW_DISK=$(disk_by_serial slow)
 	fi
 }
 
