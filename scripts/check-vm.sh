@@ -108,7 +108,7 @@ boot_verdict() {
 # (results/2026-12-05-scoped-alone), and the pass that must not spin on a page
 # redirtied under writeback (results/2026-12-07-flusher-spin). CHECK_SCOPED=0 leaves
 # the boot out.
-SCOPED_TESTS="dontcache_writer_leaves_unrelated_dirty_file_alone fsynced_dontcache_file_keeps_plain_dirty_data_during_other_stream page_redirtied_under_writeback_does_not_spin_the_flusher"
+SCOPED_TESTS="dontcache_writer_leaves_unrelated_dirty_file_alone fsynced_dontcache_file_keeps_plain_dirty_data_during_other_stream page_redirtied_under_writeback_does_not_spin_the_flusher sync_during_dontcache_streams_starts_at_once_and_leaves_files_clean"
 
 # scoped: boot build/scoped (check-build.sh keeps it), judge SCOPED_TESTS there, and
 # the boot as the others are (timeout, exit, dmesg).
