@@ -8,7 +8,7 @@ S := scripts
 export MAKE_START := $(shell date +%s)
 export STEP_LOG := $(CURDIR)/out/steps/$(MAKE_START).txt
 
-.PHONY: all plan-short plan-full help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench bench-determ bench-determ-mixed bench-determ-submit vmm-root demo clean-out
+.PHONY: all plan-short plan-full help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench bench-determ bench-determ-mixed bench-determ-submit bench-determ-many vmm-root demo clean-out
 
 all: plan-short kernel-bench rootfs ## the main job: short interleaved stock vs patched benchmark, results/<date-time>-short/report.md
 	@$(S)/bench.sh short
@@ -68,6 +68,10 @@ bench-determ-mixed: kernel-bench rootfs vmm-root ## the deterministic profile's 
 bench-determ-submit: kernel-bench rootfs vmm-root ## the deterministic profile, the series against itself with writers that never submit (patches 4-7 off: config/variants/scoped.diff), 5 repetitions
 	@$(S)/kernel.sh variant scoped
 	@BENCH_BASE=scoped $(S)/bench.sh determ-submit
+
+bench-determ-many: kernel-bench rootfs vmm-root ## the deterministic profile, one dontcache stream beside 100000 dirty inodes: v7.3.4, the series with writers that never submit (patch 2's pass alone: config/variants/scoped.diff) and the series, 5 repetitions
+	@$(S)/kernel.sh variant scoped
+	@BENCH_BASE=stock,scoped $(S)/bench.sh determ-many
 
 demo: kernel rootfs ## boot the patched kernel, print uname -r and the NFSD io_cache knobs
 	@$(S)/demo.sh

@@ -171,6 +171,19 @@ profile() {
 		[ "$1" = determ-writers ] ||
 			PROFILE_RUNS+=("local|readers-alone,readers-beside-writer|buffered|10|2G")
 		;;
+	determ-many)
+		# One dontcache stream beside 100000 dirty inodes (many-inodes: P7's
+		# cost rows, issue 33): the stream's MB/s and the kworkers' CPU per GB
+		# under v7.3.4's pass and the series'. The VM of determ, with 2 GiB for
+		# the page cache, as results/2026-12-07-many-inodes-determ had, so that
+		# the 400 MB of small files stay under the background threshold, and
+		# disks of 6 GiB: until written back xfs reserves some 3.3 GB for them,
+		# and on 3 GiB it wrote all but 8324 back (results/2026-12-07-0847-determ-many).
+		determ_vm
+		PROFILE_MEM=2G
+		PROFILE_DISK_MB=6144
+		PROFILE_RUNS=("local|many-inodes|buffered|10|2G")
+		;;
 	*) return 1 ;;
 	esac
 }

@@ -3,7 +3,7 @@
 # stock v7.3.4 and on the patched kernel, both built without debug options, booting
 # them in turn (ABBA: stock, patched, patched, stock, ...) so that host load drifts
 # onto both kernels alike. Writes results/<date>-<time>-<profile>/ and its report.md.
-#   bench.sh short|full|nfsd|noise|variants|inboot|determ|determ-mixed|determ-submit|determ-writers [RESULTS_DIR]
+#   bench.sh short|full|nfsd|noise|variants|inboot|determ|determ-mixed|determ-submit|determ-writers|determ-many [RESULTS_DIR]
 #   bench.sh --plan PROFILE   only the time estimate (make prints it before building)
 # BENCH_REPS=N replaces the profile's number of repetitions (boots per kernel).
 # BENCH_BASE=NAME[,NAME...] boots $BUILD_DIR/bench-NAME instead of bench-stock, or
@@ -125,7 +125,7 @@ plan() {
 	local prof=$1 k total=0 pre=0
 	local -a todo=()
 	UNBUILT=()
-	profile "$prof" || die "unknown bench profile '$prof': use short, full, nfsd, noise, variants, inboot, determ, determ-mixed, determ-submit or determ-writers"
+	profile "$prof" || die "unknown bench profile '$prof': use short, full, nfsd, noise, variants, inboot, determ, determ-mixed, determ-submit, determ-writers or determ-many"
 	# BASES: the kernels in the report's "stock" slot; KERNELS: the ones booted.
 	IFS=, read -r -a BASES <<<"${BENCH_BASE:-stock}"
 	KERNELS=("${BASES[@]}" patched)

@@ -35,7 +35,8 @@ TABLE_METRICS = [
     ("peak_cached_mb", "peak Cached MB"), ("other_dirty_mb", "other file dirty MB"),
     ("other_written_mb", "other file written MB"),
     ("dontcache_cached_mb", "dontcache file cached MB"), ("cpu_s_per_gb", "guest CPU s/GB"),
-    ("nfsd_cpu_s_per_gb", "nfsd CPU s/GB"), ("srv_commit", "srv COMMIT"),
+    ("nfsd_cpu_s_per_gb", "nfsd CPU s/GB"), ("kworker_cpu_s_per_gb", "kworker CPU s/GB"),
+    ("srv_commit", "srv COMMIT"),
     ("flushes_per_write", "disk flushes per WRITE"), ("reads_per_write", "disk reads per WRITE"),
     ("cli_commit", "cli COMMIT"),
     ("path_direct", "WRITE direct"), ("path_split", "WRITE split"),
@@ -350,6 +351,7 @@ def goals(d, ram_gb):
     m2, m4 = (("nfsmount", "split-write", m, "split-write") for m in ("mode2", "mode4"))
     mis = ("nfs", "misaligned-write", "mode2", "misaligned-write")
     kara = (L, "kara-mixed", "buffered", "dontcache-writer")
+    many = (L, "many-inodes", "buffered", "dontcache-writer")
     rdalone = (L, "readers-alone", "buffered", "readers")
     rdbeside = (L, "readers-beside-writer", "buffered", "readers")
 
@@ -415,6 +417,12 @@ def goals(d, ram_gb):
             lambda kern: d.get(kern, kara, "other_written_mb"), "<=", 0.10)
     goal("P7", "dontcache file cached at the end / its data set",
          cached_share(d, "stock", kara), cached_share(d, "patched", kara), "<=", 0.10)
+    # The scoped pass finds the stream's inodes among 100000 dirty ones: no dearer
+    # than v7.3's pass there.
+    for metric, what, op in (("write_mbs", "MB/s", ">="),
+                             ("kworker_cpu_s_per_gb", "kworker CPU s/GB", "<=")):
+        kernels("P7", "dontcache stream beside 100000 dirty inodes, " + what,
+                lambda kern, metric=metric: d.get(kern, many, metric), op, 1.0)
     goal("P8", "random readers beside a dontcache writer / alone, MB/s (per boot)",
          *both(rdbeside, rdalone, "read_mbs"), ">=", 0.90)
     goal("P8", "random readers beside a dontcache writer / alone, p99 (per boot)",
