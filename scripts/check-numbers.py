@@ -11,8 +11,8 @@ in one of the rebuilt reports of its sources; a run without reps.csv (kselftest 
 searched as committed. A figure must also sit where its text puts it: one quoted right
 after a kernel's name ("stock 1.18 [...]", "the series 0 [...]") must be in a cell of
 that kernel's column or of a ratio column, and one whose clause names one goal ("P8's
-p99 ...") in that goal's row, whenever the report holds it in goal rows only. Prints one
-line per problem and exits 1 if there is any.
+p99 ...", or a table row that opens with "P8") in that goal's row, whenever the report
+holds it in any goal's row. Prints one line per problem and exits 1 if there is any.
 
     check-numbers.py [FILE...]    (default: README.md, config/cover-letter.txt, patches/*.patch,
                                    results/*/README.md, where the run itself is a source too)
@@ -61,6 +61,7 @@ def rebuilt(run, cache={}):
 
 KERNEL_WORD = re.compile(r"patched\s*/\s*stock|stock\s*/\s*patched|\bstock\b|\bpatched\b|\bthe series\b")
 GOAL_WORD = re.compile(r"\bP(\d)\b")
+GOAL_ROW = re.compile(r"\s*P\d\b")
 
 
 def cells(report):
@@ -106,10 +107,16 @@ def misplaced(para, start, places):
     if kernel and all(k not in (kernel, "other") for _, k in places):
         return "quoted for %s, but the report has it for the other kernel only" % kernel
     clause = before[max(before.rfind(". "), before.rfind("; "), before.rfind("\n\n"), 0):]
+    # A table row of a patch message or the cover letter ("  P6 untouched ... 0.998
+    # [...]") is a clause of its own: the rows above it name other goals.
+    line = before[before.rfind("\n") + 1:]
+    if GOAL_ROW.match(line):
+        clause = line
     goals = set(GOAL_WORD.findall(clause))
-    if len(goals) == 1 and all(g for g, _ in places) and all(g != "P" + min(goals) for g, _ in places):
+    rows = {g for g, _ in places if g}
+    if len(goals) == 1 and rows and "P" + min(goals) not in rows:
         return "quoted under P%s, but the report has it in %s only" % (
-            min(goals), ", ".join(sorted({g for g, _ in places})))
+            min(goals), ", ".join(sorted(rows)))
     return None
 
 
