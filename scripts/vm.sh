@@ -11,9 +11,10 @@
 #     RESULTS_DIR   host directory that the guest sees as /results
 # Environment: VM_ACCEL=tcg|kvm|auto (default tcg), VM_MEM (2G), VM_CPUS (2),
 #              VM_BOOTS: the guest script may run for this many times what the boot
-#              took (default 40), so that a slower host gets a longer budget;
+#              took (default 40; bench.sh sets it from its estimate), so that a slower
+#              host gets a longer budget;
 #              VM_BOOT_LIMIT: seconds the boot itself may take (900);
-#              VM_TIMEOUT: seconds in all instead (bench.sh sets it from its estimate),
+#              VM_TIMEOUT: seconds in all instead,
 #              VM_DISK_MB (3072), VM_FRESH_DISKS=1 (0 keeps them),
 #              VM_DISK_DIR: where the scratch disk images are (default: one per RESULTS_DIR
 #              under VM_DISK_ROOT, $CACHE_DIR/disks; /dev/shm/NAME puts them in host RAM),
