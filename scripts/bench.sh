@@ -6,6 +6,8 @@
 #   bench.sh short|full|nfsd|noise|variants|inboot|determ|determ-mixed|determ-submit|determ-writers|determ-many [RESULTS_DIR]
 #   bench.sh --plan PROFILE   only the time estimate (make prints it before building)
 # BENCH_REPS=N replaces the profile's number of repetitions (boots per kernel).
+# A deterministic profile boots the kernels of a repetition side by side when the host
+# has a core and the RAM for each (side_by_side; BENCH_PARALLEL=0|1 decides instead).
 # BENCH_BASE=NAME[,NAME...] boots $BUILD_DIR/bench-NAME instead of bench-stock, or
 # beside it (BENCH_BASE=stock,scoped): a variant of the series (scripts/kernel.sh
 # variant NAME) or an earlier version. All kernels boot in every repetition; the report
@@ -122,7 +124,7 @@ readonly COLD_KERNEL_S=820 COLD_ROOTFS_S=110 COLD_TREE_S=50
 # plan PROFILE: set KERNELS, reps and UNBUILT (the bench kernels not built yet) for it,
 # and log its time estimate first, the builds a first make still has to do included.
 plan() {
-	local prof=$1 k total=0 pre=0
+	local prof=$1 k total=0 pre=0 secs
 	local -a todo=()
 	UNBUILT=()
 	profile "$prof" || die "unknown bench profile '$prof': use short, full, nfsd, noise, variants, inboot, determ, determ-mixed, determ-submit, determ-writers or determ-many"
@@ -142,8 +144,15 @@ plan() {
 				die "BENCH_BASE=$BENCH_BASE: give kernel names (a-z, 0-9) other than patched, separated by commas"
 		fi
 	done
+	PARALLEL=0
+	! side_by_side || PARALLEL=1
 	for k in "${KERNELS[@]}"; do
-		total=$((total + reps * $(boot_seconds "$k" $((${#BASES[@]} + 1)))))
+		secs=$(boot_seconds "$k" $((${#BASES[@]} + 1)))
+		if ((PARALLEL)); then
+			total=$((secs * reps > total ? secs * reps : total))
+		else
+			total=$((total + reps * secs))
+		fi
 		[ -f "$BUILD_DIR/bench-$k/arch/x86/boot/bzImage" ] || UNBUILT+=("$k")
 	done
 	for k in "${UNBUILT[@]}"; do
@@ -152,15 +161,78 @@ plan() {
 	done
 	[ -f "$ROOTFS/.harness-rootfs" ] || { todo+=(rootfs); pre=$((pre + COLD_ROOTFS_S)); }
 	[ -d "$TREE/.git" ] || { todo+=(tree); pre=$((pre + COLD_TREE_S)); }
-	log "plan: profile $prof, $reps repetitions x (${KERNELS[*]}), ${#PROFILE_RUNS[@]} suite calls per boot;" \
+	log "plan: profile $prof, $reps repetitions x (${KERNELS[*]}$( ((PARALLEL)) && echo ", side by side")), ${#PROFILE_RUNS[@]} suite calls per boot;" \
 		"estimated $(fmt_min "$((pre + total))")$([ "$pre" -eq 0 ] || echo ", of which $(fmt_min "$pre") to build ${todo[*]}")," \
 		"${KERNELS[0]} boot ~$(fmt_min "$(boot_seconds "${KERNELS[0]}" $((${#BASES[@]} + 1)))")$([ "$PROFILE_DETERMINISTIC" = 1 ] ||
 			echo ", plus 10-60 s before each boot for an idle host")"
 }
 
-main() {
-	local prof=${1:-short} dir reps rep k rc start secs flag before busy out row sampler during boots
+# boot_one DIR PROFILE REP KERNEL ROW: one boot of the run in DIR, its boots.csv line(s)
+# into the file ROW.
+boot_one() {
+	local dir=$1 prof=$2 rep=$3 k=$4 flag="" before busy start rc=0 out secs during row sampler
 	local -a args
+	# Guest time from guest instructions: the host's load should enter no
+	# figure, so it is recorded, not waited out.
+	[ "$PROFILE_DETERMINISTIC" = 1 ] || wait_host_idle ||
+		{ flag=loaded; warn "host still busy after a minute: rep $rep $k boots loaded"; }
+	before=$(host_load)
+	busy=$(busiest)
+	start=$(date +%s)
+	out=$dir/raw/rep$rep-$k
+	args=("$prof")
+	if [ -n "$PROFILE_ROUNDS" ]; then
+		out=$dir/raw/boot$rep
+		args+=($(((rep - 1) * PROFILE_ROUNDS + 1)) "$(IFS=,; echo "${BASES[*]}")")
+	fi
+	mkdir -p "$out"
+	sample_load "$out/host-load1.txt" &
+	sampler=$!
+	step "bench $prof, repetition $rep/$reps, $k kernel" \
+		"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$out" "${args[@]}" || rc=$?
+	kill "$sampler" 2>/dev/null || true
+	wait "$sampler" 2>/dev/null || true
+	secs=$(($(date +%s) - start))
+	during=$(load_during "$out/host-load1.txt")
+	# The VM's vCPU threads make a load of about VM_CPUS; more than one
+	# runnable task beyond that, half the boot long, is someone else's load.
+	# report.py leaves such a repetition out of the wall-clock verdicts.
+	if [ "$PROFILE_DETERMINISTIC" = 0 ] && [ "$during" != - ] &&
+	   awk -v l="$during" -v c="${VM_CPUS:-2}" 'BEGIN { exit !(l > c + 1) }'; then
+		flag="${flag:+$flag }loaded-during"
+		warn "rep $rep $k: the host's median load1 during the boot was $during"
+	fi
+	row="$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)"),$before,$(host_load),$busy,$flag,$during"
+	if [ -n "$PROFILE_ROUNDS" ]; then
+		split_rounds "$out" "$row" > "$5"
+	else
+		echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$row" > "$5"
+	fi
+}
+
+# side_by_side: whether the boots of a repetition may run at the same time. Under
+# icount a guest's clock counts its own instructions and QEMU runs all its vCPUs in one
+# host thread (design.md: a CPU loop took 36.41 s of guest time idle and beside two
+# CPU hogs), so on a host with a core per kernel and the RAM for all of them the boots
+# need not wait for each other. BENCH_PARALLEL=0 boots them in turn, 1 side by side.
+side_by_side() {
+	local vm_mib avail
+	[ "${BENCH_PARALLEL:-auto}" != 0 ] || return 1
+	[ "${BENCH_PARALLEL:-auto}" != 1 ] || return 0
+	[ "$PROFILE_DETERMINISTIC" = 1 ] && [ -z "$PROFILE_ROUNDS" ] || return 1
+	[ "$(nproc)" -ge "${#KERNELS[@]}" ] || return 1
+	# Guest RAM as vm.sh gives it: the page cache's plus two null_blk disks.
+	case $PROFILE_MEM in
+	*G) vm_mib=$((${PROFILE_MEM%G} * 1024)) ;;
+	*) vm_mib=${PROFILE_MEM%M} ;;
+	esac
+	vm_mib=$((vm_mib + 2 * PROFILE_DISK_MB + 64))
+	avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+	[ $((${#KERNELS[@]} * vm_mib + 2048)) -le "$avail" ]
+}
+
+main() {
+	local prof=${1:-short} dir reps rep k boots
 	if [ "$prof" = --plan ]; then
 		plan "${2:-short}"
 		return 0
@@ -195,45 +267,19 @@ main() {
 		"${PROFILE_ROUNDS:-0}" "${BASES[*]}" | sed 's/ /","/g' > "$dir/bench.json"
 	echo "rep,kernel,boot,seconds,status,load1_before,cpu_psi_before,io_psi_before,load1_after,cpu_psi_after,io_psi_after,busy_before,flag,load1_during" > "$dir/boots.csv"
 	for ((rep = 1; rep <= reps; rep++)); do
+		if ((PARALLEL)); then
+			for k in $(order "$rep"); do
+				boot_one "$dir" "$prof" "$rep" "$k" "$dir/raw/rep$rep-$k.row" &
+			done
+			wait
+		else
+			for k in $(order "$rep"); do
+				boot_one "$dir" "$prof" "$rep" "$k" "$dir/raw/rep$rep-$k.row"
+			done
+		fi
 		for k in $(order "$rep"); do
-			flag=""
-			# Guest time from guest instructions: the host's load should enter no
-			# figure, so it is recorded, not waited out.
-			[ "$PROFILE_DETERMINISTIC" = 1 ] || wait_host_idle ||
-				{ flag=loaded; warn "host still busy after a minute: rep $rep $k boots loaded"; }
-			before=$(host_load)
-			busy=$(busiest)
-			start=$(date +%s)
-			rc=0
-			out=$dir/raw/rep$rep-$k
-			args=("$prof")
-			if [ -n "$PROFILE_ROUNDS" ]; then
-				out=$dir/raw/boot$rep
-				args+=($(((rep - 1) * PROFILE_ROUNDS + 1)) "$(IFS=,; echo "${BASES[*]}")")
-			fi
-			mkdir -p "$out"
-			sample_load "$out/host-load1.txt" &
-			sampler=$!
-			step "bench $prof, repetition $rep/$reps, $k kernel" \
-				"$TOP/scripts/vm.sh" "bench-$k" bench.sh "$out" "${args[@]}" || rc=$?
-			kill "$sampler" 2>/dev/null || true
-			wait "$sampler" 2>/dev/null || true
-			secs=$(($(date +%s) - start))
-			during=$(load_during "$out/host-load1.txt")
-			# The VM's vCPU threads make a load of about VM_CPUS; more than one
-			# runnable task beyond that, half the boot long, is someone else's load.
-			# report.py leaves such a repetition out of the wall-clock verdicts.
-			if [ "$PROFILE_DETERMINISTIC" = 0 ] && [ "$during" != - ] &&
-			   awk -v l="$during" -v c="${VM_CPUS:-2}" 'BEGIN { exit !(l > c + 1) }'; then
-				flag="${flag:+$flag }loaded-during"
-				warn "rep $rep $k: the host's median load1 during the boot was $during"
-			fi
-			row="$([ "$rc" -eq 0 ] && echo ok || echo "failed ($rc)"),$before,$(host_load),$busy,$flag,$during"
-			if [ -n "$PROFILE_ROUNDS" ]; then
-				split_rounds "$out" "$row" >> "$dir/boots.csv"
-			else
-				echo "$rep,$k,$(order "$rep" | tr ' ' '\n' | grep -n "^$k\$" | cut -d: -f1),$secs,$row" >> "$dir/boots.csv"
-			fi
+			cat "$dir/raw/rep$rep-$k.row" >> "$dir/boots.csv"
+			rm -f "$dir/raw/rep$rep-$k.row"
 		done
 	done
 	step "report" python3 "$TOP/scripts/report.py" "$dir"
