@@ -222,12 +222,9 @@ side_by_side() {
 	[ "${BENCH_PARALLEL:-0}" = 1 ] || return 1
 	[ "$PROFILE_DETERMINISTIC" = 1 ] && [ -z "$PROFILE_ROUNDS" ] || return 1
 	[ "$(nproc)" -ge "${#KERNELS[@]}" ] || return 1
-	# Guest RAM as vm.sh gives it: the page cache's plus two null_blk disks.
-	case $PROFILE_MEM in
-	*G) vm_mib=$((${PROFILE_MEM%G} * 1024)) ;;
-	*) vm_mib=${PROFILE_MEM%M} ;;
-	esac
-	vm_mib=$((vm_mib + 2 * PROFILE_DISK_MB + 64))
+	# The guest RAM vm.sh will give each: the page cache's and two null_blk disks.
+	vm_mib=$(VM_MEM=$PROFILE_MEM VM_DISK_MB=$PROFILE_DISK_MB VM_DETERMINISTIC=1 vm_mem)
+	vm_mib=${vm_mib%M}
 	avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
 	[ $((${#KERNELS[@]} * vm_mib + 2048)) -le "$avail" ]
 }
@@ -268,16 +265,14 @@ main() {
 		"${PROFILE_ROUNDS:-0}" "${BASES[*]}" | sed 's/ /","/g' > "$dir/bench.json"
 	echo "rep,kernel,boot,seconds,status,load1_before,cpu_psi_before,io_psi_before,load1_after,cpu_psi_after,io_psi_after,busy_before,flag,load1_during" > "$dir/boots.csv"
 	for ((rep = 1; rep <= reps; rep++)); do
-		if ((PARALLEL)); then
-			for k in $(order "$rep"); do
+		for k in $(order "$rep"); do
+			if ((PARALLEL)); then
 				boot_one "$dir" "$prof" "$rep" "$k" "$dir/raw/rep$rep-$k.row" &
-			done
-			wait
-		else
-			for k in $(order "$rep"); do
+			else
 				boot_one "$dir" "$prof" "$rep" "$k" "$dir/raw/rep$rep-$k.row"
-			done
-		fi
+			fi
+		done
+		wait
 		for k in $(order "$rep"); do
 			cat "$dir/raw/rep$rep-$k.row" >> "$dir/boots.csv"
 			rm -f "$dir/raw/rep$rep-$k.row"

@@ -158,6 +158,26 @@ vm_disk_dir() {
 	printf '%s/%s\n' "${VM_DISK_ROOT:-$CACHE_DIR/disks}" "$(printf '%s' "$1" | sha256sum | cut -c1-12)"
 }
 
+# nullblk_gib: the size of each null_blk disk, VM_DISK_MB rounded up to GiB.
+nullblk_gib() { echo $(((VM_DISK_MB + 1023) / 1024)); }
+
+# disk_ram_mib: the guest RAM the null_blk disks take (both, and 64 MiB for their
+# caches), which the page cache cannot use; 0 outside the deterministic profile.
+disk_ram_mib() {
+	[ "${VM_DETERMINISTIC:-0}" = 1 ] || { echo 0; return 0; }
+	echo $((2 * 1024 * $(nullblk_gib) + 64))
+}
+
+# vm_mem: the guest's RAM: VM_MEM, plus the null_blk disks in the deterministic profile.
+vm_mem() {
+	local mib
+	[ "${VM_DETERMINISTIC:-0}" = 1 ] || { echo "$VM_MEM"; return 0; }
+	[[ $VM_MEM =~ ^([0-9]+)([MG])$ ]] || die "VM_MEM=$VM_MEM: give it as <N>M or <N>G"
+	mib=${BASH_REMATCH[1]}
+	[ "${BASH_REMATCH[2]}" = M ] || mib=$((mib * 1024))
+	echo "$((mib + $(disk_ram_mib)))M"
+}
+
 # images_free DIR: fail, saying why, if a process (a QEMU left over from an earlier
 # run) has one of the scratch images in DIR open: it would hold the image's lock.
 images_free() {

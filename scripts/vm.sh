@@ -119,32 +119,12 @@ SLOW_DISK_IOPS=20
 # write through. The guest fills them before it measures (guest/lib.sh).
 NULLBLK_MODEL="nr_devices=2 memory_backed=1 irqmode=2 completion_nsec=20000 mbps=1000 submit_queues=2 hw_queue_depth=64 bs=512 cache_size=64"
 
-# nullblk_gib: the size of each null_blk disk, VM_DISK_MB rounded up to GiB.
-nullblk_gib() { echo $(((VM_DISK_MB + 1023) / 1024)); }
-
-# disk_ram_mib: the guest RAM the null_blk disks take (both, and 64 MiB for their
-# caches), which the page cache cannot use; 0 outside the deterministic profile.
-disk_ram_mib() {
-	[ "${VM_DETERMINISTIC:-0}" = 1 ] || { echo 0; return 0; }
-	echo $((2 * 1024 * $(nullblk_gib) + 64))
-}
-
 nullblk_append() {
 	local p out=""
 	for p in $NULLBLK_MODEL gb=$(nullblk_gib); do
 		out+=" null_blk.$p"
 	done
 	echo "${out# }"
-}
-
-# vm_mem: the guest's RAM: VM_MEM, plus the null_blk disks in the deterministic profile.
-vm_mem() {
-	local mib
-	[ "${VM_DETERMINISTIC:-0}" = 1 ] || { echo "$VM_MEM"; return 0; }
-	[[ $VM_MEM =~ ^([0-9]+)([MG])$ ]] || die "VM_MEM=$VM_MEM: give it as <N>M or <N>G"
-	mib=${BASH_REMATCH[1]}
-	[ "${BASH_REMATCH[2]}" = M ] || mib=$((mib * 1024))
-	echo "$((mib + $(disk_ram_mib)))M"
 }
 
 # vm_cgroup: a cgroup with 1/VM_SLOWDOWN of the host's CPU time (v1 or v2 cpu
