@@ -8,13 +8,13 @@ S := scripts
 export MAKE_START := $(shell date +%s)
 export STEP_LOG := $(CURDIR)/out/steps/$(MAKE_START).txt
 
-.PHONY: all plan-short plan-full help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench bench-determ bench-determ-mixed bench-determ-submit bench-determ-many vmm-root demo clean-out
+.PHONY: all plan-short plan-full plan-determ-all help deps tree kernel kernel-bench rootfs export check check-crash check-negative numbers bench bench-full bench-determ bench-determ-mixed bench-determ-submit bench-determ-many vmm-root demo clean-out
 
 all: plan-short kernel-bench rootfs ## the main job: short interleaved stock vs patched benchmark, results/<date-time>-short/report.md
 	@$(S)/bench.sh short
 
 # make and make bench print their time estimate first, the builds still to do included.
-plan-short plan-full:
+plan-short plan-full plan-determ-all:
 	@$(S)/bench.sh --plan $(@:plan-%=%)
 
 help: ## list the targets
@@ -53,7 +53,10 @@ check-negative: tree rootfs ## the kselftests on stock v7.3.4 (make check's conf
 	@$(S)/kernel.sh stock
 	@$(S)/check-negative.sh
 
-bench: plan-full kernel-bench rootfs ## the full matrix, stock and patched interleaved, 5 repetitions (prints its time estimate first)
+bench: plan-determ-all kernel-bench rootfs vmm-root ## the decisions: the deterministic profile and its second half in one boot (determ-all), stock vs patched, 5 repetitions, the two kernels side by side (prints its time estimate first)
+	@$(S)/bench.sh determ-all
+
+bench-full: plan-full kernel-bench rootfs ## the wall-clock full matrix, stock and patched interleaved, 5 repetitions: the realistic view, and the NFSD counts (P4, P5) and Jan Kara's case (P7)
 	@$(S)/bench.sh full
 
 vmm-root: deps ## debootstrap a second trixie root holding QEMU 10, for the deterministic profile (cached)

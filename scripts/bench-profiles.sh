@@ -14,6 +14,8 @@
 #   PROFILE_DETERMINISTIC  1: boot with vm.sh VM_DETERMINISTIC=1 (guest time from guest
 #                    instructions, null_blk disks in the guest)
 #   PROFILE_SLOWDOWN host seconds per guest second a boot takes, for the time estimate
+#   PROFILE_SIDE_BY_SIDE  1: the kernels of a repetition boot side by side where the
+#                    host allows it (bench.sh side_by_side; BENCH_PARALLEL=0/1 overrides)
 #   PROFILE_SETUP_S  guest seconds a boot spends besides what the estimate counts by
 #                    itself (a large layout, disks larger than determ's), fitted to a run
 #   PROFILE_RUNS     one nfsd-io-bench call per entry: TARGET|WORKLOADS|MODES|RUNTIME|SIZE
@@ -39,6 +41,7 @@ profile() {
 	PROFILE_DETERMINISTIC=0
 	PROFILE_SLOWDOWN=1
 	PROFILE_SETUP_S=0
+	PROFILE_SIDE_BY_SIDE=0
 	case $1 in
 	short)
 		# What a first `make` can judge within its 40 minutes, the two cold
@@ -154,6 +157,19 @@ profile() {
 			"local|solo-writer,competing-writers|buffered|10|2G"
 			"local|readers-alone,readers-beside-writer|buffered|10|2G"
 		)
+		;;
+	determ-all)
+		# make bench: determ and determ-mixed in one boot, so that one run
+		# decides P0, P2, P3, P6 and P8 and each boot's setup (the boot, the
+		# disks' fill, mkfs, the O_DIRECT limit: about 100 of a determ boot's
+		# 215 guest seconds) is paid once. Its two kernels boot side by side
+		# (bench.sh side_by_side), which halves the time; the run's own
+		# identical-code control shows whether that moved its floor.
+		profile determ-mixed
+		local mixed=("${PROFILE_RUNS[@]}")
+		profile determ
+		PROFILE_RUNS+=("${mixed[@]}")
+		PROFILE_SIDE_BY_SIDE=1
 		;;
 	determ-submit|determ-writers)
 		# What writer submission (patches 4-7) adds to patch 2's scoped pass:

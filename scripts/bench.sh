@@ -3,11 +3,12 @@
 # stock v7.3.4 and on the patched kernel, both built without debug options, booting
 # them in turn (ABBA: stock, patched, patched, stock, ...) so that host load drifts
 # onto both kernels alike. Writes results/<date>-<time>-<profile>/ and its report.md.
-#   bench.sh short|full|nfsd|noise|variants|inboot|determ|determ-mixed|determ-submit|determ-writers|determ-many [RESULTS_DIR]
+#   bench.sh short|full|nfsd|noise|variants|inboot|determ|determ-mixed|determ-all|determ-submit|determ-writers|determ-many [RESULTS_DIR]
 #   bench.sh --plan PROFILE   only the time estimate (make prints it before building)
 # BENCH_REPS=N replaces the profile's number of repetitions (boots per kernel).
 # BENCH_PARALLEL=1: a deterministic profile boots the kernels of a repetition side by
-# side when the host has a core and the RAM for each (side_by_side).
+# side when the host has a core and the RAM for each (side_by_side); determ-all (make
+# bench) does so unless BENCH_PARALLEL=0.
 # BENCH_BASE=NAME[,NAME...] boots $BUILD_DIR/bench-NAME instead of bench-stock, or
 # beside it (BENCH_BASE=stock,scoped): a variant of the series (scripts/kernel.sh
 # variant NAME) or an earlier version. All kernels boot in every repetition; the report
@@ -118,8 +119,9 @@ split_rounds() {
 
 # Seconds make spends before the first boot on a fresh machine, from the harness's own
 # step log (results/2026-12-01-build-times): a bench kernel with ccache cold, the guest
-# root (debootstrap), the kernel tree (import of linux-source-7.3).
-readonly COLD_KERNEL_S=820 COLD_ROOTFS_S=110 COLD_TREE_S=50
+# root (debootstrap), the kernel tree (import of linux-source-7.3); the deterministic
+# profiles' QEMU root (vmm-root.sh, a second debootstrap) as long as the guest root's.
+readonly COLD_KERNEL_S=820 COLD_ROOTFS_S=110 COLD_TREE_S=50 COLD_VMM_S=110
 
 # plan PROFILE: set KERNELS, reps and UNBUILT (the bench kernels not built yet) for it,
 # and log its time estimate first, the builds a first make still has to do included.
@@ -161,6 +163,8 @@ plan() {
 	done
 	[ -f "$ROOTFS/.harness-rootfs" ] || { todo+=(rootfs); pre=$((pre + COLD_ROOTFS_S)); }
 	[ -d "$TREE/.git" ] || { todo+=(tree); pre=$((pre + COLD_TREE_S)); }
+	[ "$PROFILE_DETERMINISTIC" = 0 ] || [ -f "$VMM_ROOT/.harness-vmm" ] ||
+		{ todo+=(vmm-root); pre=$((pre + COLD_VMM_S)); }
 	log "plan: profile $prof, $reps repetitions x (${KERNELS[*]}$( ((PARALLEL)) && echo ", side by side")), ${#PROFILE_RUNS[@]} suite calls per boot;" \
 		"estimated $(fmt_min "$((pre + total))")$([ "$pre" -eq 0 ] || echo ", of which $(fmt_min "$pre") to build ${todo[*]}")," \
 		"${KERNELS[0]} boot ~$(fmt_min "$(boot_seconds "${KERNELS[0]}" $((${#BASES[@]} + 1)))")$([ "$PROFILE_DETERMINISTIC" = 1 ] ||
@@ -214,12 +218,13 @@ boot_one() {
 # icount a guest's clock counts its own instructions and QEMU runs all its vCPUs in one
 # host thread (design.md: a CPU loop took 36.41 s of guest time idle and beside two
 # CPU hogs), so on a host with a core per kernel and the RAM for all of them the boots
-# need not wait for each other. Asked for (BENCH_PARALLEL=1), not the default: in its
-# one trial (results/2026-12-07-1522-determ) figures moved by up to 0.64%, as much as
-# the boot's own floor, and no full run has shown its identical-code control yet.
+# need not wait for each other. The default of make bench's profile only (determ-all):
+# in its first trial (results/2026-12-07-1522-determ, one repetition) figures moved by
+# up to 0.64%, as much as the boot's own floor, so every such run must show its own
+# identical-code control, which report.py's verdicts already take as their band.
 side_by_side() {
 	local vm_mib avail
-	[ "${BENCH_PARALLEL:-0}" = 1 ] || return 1
+	[ "${BENCH_PARALLEL:-$PROFILE_SIDE_BY_SIDE}" = 1 ] || return 1
 	[ "$PROFILE_DETERMINISTIC" = 1 ] && [ -z "$PROFILE_ROUNDS" ] || return 1
 	[ "$(nproc)" -ge "${#KERNELS[@]}" ] || return 1
 	# The guest RAM vm.sh will give each: the page cache's and two null_blk disks.

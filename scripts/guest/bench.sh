@@ -180,7 +180,7 @@ main() {
 		smoke
 		return 0
 	fi
-	profile "${1:-}" || { echo "usage: bench.sh short|full|nfsd|noise|variants|inboot|determ|determ-mixed|determ-submit|determ-writers|determ-many|smoke" >&2; return 2; }
+	profile "${1:-}" || { echo "usage: bench.sh short|full|nfsd|noise|variants|inboot|determ|determ-mixed|determ-all|determ-submit|determ-writers|determ-many|smoke" >&2; return 2; }
 	# sleep: the suite's meminfo sampler runs it every second during a run.
 	pin_tools fio jq sleep
 	limits "$PROFILE_LIMIT_S"
