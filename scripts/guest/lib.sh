@@ -49,6 +49,9 @@ guest_setup() {
 
 # fill_disk DEV: write all of a null_blk disk once, so that its memory is allocated
 # before anything is measured and does not grow under the page cache afterwards.
+# It costs about a minute of a boot under icount (the guest moves some 85 MB a second
+# of host time); BLKZEROOUT, which writes the zero page, was no faster
+# (results/2026-12-07-1923-determ-all).
 fill_disk() {
 	local mib
 	mib=$(($(cat "/sys/block/${1#/dev/}/size") / 2048))
