@@ -30,9 +30,10 @@ determ_vm() {
 	PROFILE_DETERMINISTIC=1
 	PROFILE_SLOWDOWN=3
 	PROFILE_DISK_MB=3072
-	# The disk model's ceiling is exact (941.35-941.77 MB/s in the 10 boots of
-	# results/2026-12-07-1349-determ), so 1 s shows it as well as 5 did, and a
-	# guest second of O_DIRECT costs about 11 s of a boot here.
+	# The disk model's ceiling: 941.35-941.77 MB/s in 5 s in every boot of
+	# results/2026-12-07-1349-determ, 946.53 in 1 s (the 64 MiB cache's
+	# first burst weighs more; results/2026-12-07-1923-determ-all). A guest
+	# second of O_DIRECT costs about 11 s of a boot here, so 1 s.
 	PROFILE_LIMIT_S=1
 }
 
@@ -173,6 +174,10 @@ profile() {
 		profile determ
 		PROFILE_RUNS+=("${mixed[@]}")
 		PROFILE_SIDE_BY_SIDE=1
+		# The fill of the two disks (about 70 s of host time) and two VMs on
+		# the host's two cores: 833-842 s a boot against 693 estimated
+		# without it (results/2026-12-07-1923-determ-all).
+		PROFILE_SETUP_S=50
 		;;
 	determ-submit|determ-writers)
 		# What writer submission (patches 4-7) adds to patch 2's scoped pass:
