@@ -167,8 +167,11 @@ profile() {
 		# decides P0, P2, P3, P6 and P8 and each boot's setup (the boot, the
 		# disks' fill, mkfs, the O_DIRECT limit: about 100 of a determ boot's
 		# 215 guest seconds) is paid once. Its two kernels boot side by side
-		# (bench.sh side_by_side), which halves the time; the run's own
-		# identical-code control shows whether that moved its floor.
+		# (bench.sh side_by_side): 5 pairs took 76 min of boots in
+		# results/2026-12-07-1807-determ-all, where the two halves booted in
+		# turn took 92 and 60 (results/2026-12-07-1349-determ,
+		# results/2026-12-06-0513-determ-mixed); the run's own identical-code
+		# control shows whether that moved its floor.
 		profile determ-mixed
 		local mixed=("${PROFILE_RUNS[@]}")
 		profile determ
@@ -176,7 +179,8 @@ profile() {
 		PROFILE_SIDE_BY_SIDE=1
 		# The fill of the two disks (about 70 s of host time) and two VMs on
 		# the host's two cores: 833-842 s a boot against 693 estimated
-		# without it (results/2026-12-07-1923-determ-all).
+		# without it (results/2026-12-07-1923-determ-all, whose fill was
+		# BLKZEROOUT; dd's boots took 832-934 s in 1807).
 		PROFILE_SETUP_S=50
 		;;
 	determ-submit|determ-writers)
